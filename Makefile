@@ -1,0 +1,152 @@
+# heaptap - a heap profiler for Linux native programs. `make help` lists the targets.
+#
+# One Makefile, no configure step. Sources are found by directory, so adding a file needs no edit here:
+#   base/*.c                      tiny helpers, no malloc (in the collector and the CLI)
+#   profile/*.c                   profile model, readers and writers; only PROFILE_INPROC goes into the .so
+#   lib/*.c                       the collector, libheaptap.so (lib/interpose.c holds the malloc family)
+#   cli/*.c cli/sym/*.c cli/render/*.c   the heaptap CLI (cli/main.c has main())
+#   tests/unit/lib_*.c            unit tests against the collector's modules (no interposition)
+#   tests/unit/{base,profile,cli}_*.c    unit tests against the CLI side
+#   tests/progs/*.c, *.cc         programs the preload and end-to-end tests run
+#   fuzz/fuzz_*.c                 one fuzz target per parser; corpora in fuzz/corpus/<name>/
+#   examples/*.c                  the bundled demo programs
+
+CC       ?= cc
+CXX      ?= c++
+O        := build
+WERROR   ?= 1
+OPT      ?= -O2 -g
+WARN     := -Wall -Wextra -Wshadow -Wformat=2 -Wundef -Wvla -Wno-unused-parameter
+ifeq ($(WERROR),1)
+WARN     += -Werror
+endif
+CPPFLAGS := -std=c11 -D_GNU_SOURCE -Iinclude
+CFLAGS   := $(OPT) $(WARN)
+SAN      := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+
+# Profile code that runs inside the host: writers and math, no malloc.
+PROFILE_INPROC := $(wildcard profile/heapv2_write.c profile/pprof_write.c profile/unbias.c profile/pbwrite.c profile/legacy_write.c)
+
+BASE_SRC    := $(wildcard base/*.c)
+PROFILE_SRC := $(wildcard profile/*.c)
+LIB_SRC     := $(wildcard lib/*.c)
+CLI_SRC     := $(wildcard cli/*.c cli/sym/*.c cli/render/*.c)
+CLI_MAIN    := cli/main.c
+
+INPROC_SRC  := $(BASE_SRC) $(PROFILE_INPROC) $(LIB_SRC)
+CORE_SRC    := $(BASE_SRC) $(PROFILE_INPROC) $(filter-out lib/interpose.c,$(LIB_SRC))
+TOOL_SRC    := $(BASE_SRC) $(PROFILE_SRC) $(filter-out $(CLI_MAIN),$(CLI_SRC))
+
+# The collector: position independent, hidden by default, initial-exec TLS (no lazy TLS malloc).
+PIC_FLAGS   := -fPIC -fvisibility=hidden -ftls-model=initial-exec -fno-omit-frame-pointer \
+               -fno-stack-protector -fno-builtin-malloc -fno-builtin-free -pthread
+LIB_LIBS    := -lunwind -lz -lm -ldl -pthread
+CLI_LIBS    := -ldw -lelf -l:libiberty.a -lz -lm -pthread
+
+pic_obj  = $(patsubst %.c,$(O)/pic/%.o,$(1))
+cli_obj  = $(patsubst %.c,$(O)/cli/%.o,$(1))
+san_obj  = $(patsubst %.c,$(O)/san/%.o,$(1))
+
+UNIT_LIB_SRC := $(wildcard tests/unit/lib_*.c)
+UNIT_CLI_SRC := $(filter-out $(UNIT_LIB_SRC),$(wildcard tests/unit/*.c))
+UNIT_BINS    := $(patsubst tests/unit/%.c,$(O)/tests/%,$(UNIT_LIB_SRC) $(UNIT_CLI_SRC))
+PROG_C       := $(wildcard tests/progs/*.c)
+PROG_CC      := $(wildcard tests/progs/*.cc)
+PROG_BINS    := $(patsubst tests/progs/%.c,$(O)/progs/%,$(PROG_C)) $(patsubst tests/progs/%.cc,$(O)/progs/%,$(PROG_CC))
+EXAMPLE_BINS := $(patsubst examples/%.c,$(O)/examples/%,$(wildcard examples/*.c))
+FUZZ_SRC     := $(wildcard fuzz/fuzz_*.c)
+FUZZ_REPLAY  := $(patsubst fuzz/fuzz_%.c,$(O)/fuzz/replay_%,$(FUZZ_SRC))
+FUZZ_BINS    := $(patsubst fuzz/fuzz_%.c,$(O)/fuzz/libfuzzer_%,$(FUZZ_SRC))
+
+.PHONY: all help deps deps-check deps-bench check unit demo bench fuzz clean format progs
+all: $(O)/libheaptap.so $(O)/libheaptap.a $(O)/heaptap
+
+help:
+	@echo "make            build $(O)/libheaptap.so, $(O)/libheaptap.a and $(O)/heaptap"
+	@echo "make demo       run heaptap on the bundled example program (installs what it needs)"
+	@echo "make check      build and run every test; ends with 'N passed, N failed' (T=pattern to filter)"
+	@echo "make bench      run the benchmarks against jemalloc, tcmalloc, heaptrack, jeprof, go tool pprof"
+	@echo "make fuzz       build the libFuzzer targets ($(O)/fuzz/libfuzzer_*) to run by hand"
+	@echo "make deps       install the Debian packages the build needs (check/bench sets: deps-check, deps-bench)"
+	@echo "make clean      remove $(O)/"
+
+deps:
+	@scripts/deps.sh build
+deps-check:
+	@scripts/deps.sh check
+deps-bench:
+	@scripts/deps.sh bench
+
+# ---- objects ----
+$(O)/pic/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(PIC_FLAGS) -MMD -MP -c $< -o $@
+$(O)/cli/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -pthread -MMD -MP -c $< -o $@
+$(O)/san/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(SAN) -pthread -MMD -MP -c $< -o $@
+
+# ---- the collector ----
+$(O)/libheaptap.so: $(call pic_obj,$(INPROC_SRC)) lib/heaptap.map
+	$(CC) -shared -Wl,--version-script=lib/heaptap.map -Wl,-z,nodelete -Wl,--build-id -o $@ $(call pic_obj,$(INPROC_SRC)) $(LIB_LIBS)
+$(O)/libheaptap.a: $(call pic_obj,$(INPROC_SRC))
+	rm -f $@; ar rcs $@ $^
+
+# ---- the CLI ----
+$(O)/heaptap: $(call cli_obj,$(TOOL_SRC) $(CLI_MAIN))
+	$(CC) -o $@ $^ $(CLI_LIBS)
+$(O)/heaptap-asan: $(call san_obj,$(TOOL_SRC) $(CLI_MAIN))
+	$(CC) $(SAN) -o $@ $^ $(CLI_LIBS)
+
+# ---- tests ----
+$(O)/tests/lib_%: tests/unit/lib_%.c $(call san_obj,$(CORE_SRC))
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(SAN) -pthread -o $@ $< $(call san_obj,$(CORE_SRC)) $(LIB_LIBS)
+$(O)/tests/%: tests/unit/%.c $(call san_obj,$(TOOL_SRC))
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(SAN) -pthread -o $@ $< $(call san_obj,$(TOOL_SRC)) $(CLI_LIBS)
+
+PROG_FLAGS := -O1 -g -fno-omit-frame-pointer -fno-inline -pthread
+$(O)/progs/%: tests/progs/%.c
+	@mkdir -p $(@D)
+	$(CC) -std=gnu11 -Iinclude $(PROG_FLAGS) -o $@ $< -ldl -lm
+$(O)/progs/%: tests/progs/%.cc
+	@mkdir -p $(@D)
+	$(CXX) -std=c++17 -Iinclude $(PROG_FLAGS) -o $@ $< -ldl
+$(O)/examples/%: examples/%.c
+	@mkdir -p $(@D)
+	$(CC) -std=gnu11 -O1 -g -fno-inline -pthread -o $@ $<
+progs: $(PROG_BINS) $(EXAMPLE_BINS)
+
+# ---- fuzzing: replay drivers (gcc + sanitizers, run by make check) and libFuzzer builds ----
+$(O)/fuzz/replay_%: fuzz/fuzz_%.c fuzz/replay_main.c $(call san_obj,$(TOOL_SRC))
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(SAN) -pthread -o $@ $< fuzz/replay_main.c $(call san_obj,$(TOOL_SRC)) $(CLI_LIBS)
+$(O)/fuzz/libfuzzer_%: fuzz/fuzz_%.c $(TOOL_SRC)
+	@mkdir -p $(@D)
+	clang $(CPPFLAGS) -O1 -g -fsanitize=fuzzer,address,undefined -o $@ $< $(TOOL_SRC) $(CLI_LIBS)
+fuzz: $(FUZZ_BINS)
+
+unit: $(UNIT_BINS)
+
+check: deps-check
+	$(MAKE) all $(O)/heaptap-asan $(UNIT_BINS) $(PROG_BINS) $(EXAMPLE_BINS) $(FUZZ_REPLAY)
+	@tests/run.sh $(T)
+
+demo: deps-check
+	$(MAKE) all $(EXAMPLE_BINS)
+	$(O)/heaptap run -- $(O)/examples/leaky
+
+bench: deps-bench
+	$(MAKE) all $(PROG_BINS)
+	@bench/run.sh
+
+format:
+	clang-format -i $(wildcard base/*.[ch] profile/*.[ch] lib/*.[ch] cli/*.[ch] cli/*/*.[ch] include/*.h)
+
+clean:
+	rm -rf $(O)
+
+-include $(shell find $(O) -name '*.d' 2>/dev/null)

@@ -1,0 +1,106 @@
+/*
+ * model.h - the analyzer's in-memory heap profile: weighted stacks of addresses, the memory
+ * map they came from, and (when the input carried them) symbols.
+ *
+ * Every reader (jemalloc/heaptap heap_v2, gperftools legacy text, pprof protobuf, jeprof's
+ * --raw symbolized files) produces one of these; every command (top, diff, collapsed,
+ * callgraph, flame, report, pprof) consumes one. Values are stored UNSAMPLED (already scaled
+ * the way the format's own tools scale them, as doubles; truncation happens only when
+ * printing), so a merged or subtracted profile is just a sum. CLI only: this allocates
+ * freely and is never linked into libheaptap.so.
+ */
+#ifndef HEAPTAP_PROFILE_MODEL_H
+#define HEAPTAP_PROFILE_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Value indexes, in jeprof's order (its HeapProfileIndex). */
+enum prof_value {
+	PV_INUSE_OBJS = 0,
+	PV_INUSE_BYTES = 1,
+	PV_ALLOC_OBJS = 2,
+	PV_ALLOC_BYTES = 3,
+	PV_COUNT = 4
+};
+
+struct prof_sample {
+	uint64_t *addrs;   /* leaf first. Each is a lookup address: it already points INTO the
+	                      call instruction (return address - 1 where the format's convention
+	                      says so), so the symbolizer resolves it as is. */
+	uint32_t naddrs;   /* >= 1 */
+	double v[PV_COUNT];/* unsampled values; alloc pair is 0 when the input had none */
+};
+
+struct prof_mapping {
+	uint64_t start, limit, offset;
+	char *path;        /* as the input named it; "" when unknown */
+	char *build_id;    /* lowercase hex, or NULL */
+	int unloaded;      /* the collector saw it dlclose'd */
+};
+
+/* One resolved frame; a lookup address resolves to a chain of these (inlines). */
+struct prof_frame {
+	const char *func;  /* demangled function name, or NULL when unknown */
+	const char *file;  /* source file, or NULL */
+	int line;          /* 0 when unknown */
+};
+
+/* The symbols of one address: frames[0] is the innermost (inlined callee), the last one is
+   the function that really contains the address. */
+struct prof_symbol {
+	uint64_t addr;
+	uint32_t nframes;
+	struct prof_frame *frames;
+	const char *module; /* path of the mapping it belongs to, or NULL */
+};
+
+struct prof_symtab; /* addr -> prof_symbol; see symtab.h */
+
+struct profile {
+	struct prof_sample *samples;
+	size_t nsamples, cap;
+
+	struct prof_mapping *maps;
+	size_t nmaps, maps_cap;
+
+	char *format;        /* "heap_v2", "heapprofile", "heap", "pprof", "raw", ... */
+	uint64_t period;     /* sampling period R in bytes (0 = unknown / not sampled) */
+	int has_alloc;       /* 1 when the alloc pair carries data */
+	int64_t time_ns;     /* wall-clock time of the dump, 0 when unknown */
+	int pid;             /* 0 when unknown */
+	char *cmdline;       /* NULL when unknown */
+	char *exe_path;      /* the program, when the input names it (heaptap metadata, --raw binary=) */
+	char *source;        /* file name the profile came from (for messages) */
+	int jemalloc_frames; /* 1 when frames inside the allocator may lead stacks (jemalloc dumps):
+	                        renderers then trim them by name as jeprof does */
+
+	struct prof_symtab *syms; /* symbols the input carried, or NULL */
+
+	/* Arena for strings and address arrays owned by the profile. */
+	void *arena;
+};
+
+/* Initialises an empty profile. */
+void profile_init(struct profile *p);
+/* Frees everything the profile owns and leaves it empty (re-initialised). */
+void profile_release(struct profile *p);
+
+/* Appends a sample (copies addrs). Identical stacks are NOT merged here; see profile_compact. */
+void profile_add(struct profile *p, const uint64_t *addrs, uint32_t naddrs, const double v[PV_COUNT]);
+/* Appends a mapping (copies the strings). */
+void profile_add_mapping(struct profile *p, uint64_t start, uint64_t limit, uint64_t offset,
+                         const char *path, const char *build_id);
+/* Merges samples with identical address lists, summing values; drops all-zero samples. */
+void profile_compact(struct profile *p);
+/* Adds every sample and missing mapping of src to dst, values multiplied by sign (+1 merge,
+   -1 subtract, as jeprof --base does). */
+void profile_merge(struct profile *dst, const struct profile *src, double sign);
+/* Returns the mapping containing addr, or NULL. */
+const struct prof_mapping *profile_find_mapping(const struct profile *p, uint64_t addr);
+/* Copies a string into the profile's arena. */
+char *profile_strdup(struct profile *p, const char *s);
+/* Sum of value index k over all samples. */
+double profile_total(const struct profile *p, int k);
+
+#endif
