@@ -121,6 +121,13 @@ $(O)/examples/%: examples/%.c
 progs: $(PROG_BINS) $(EXAMPLE_BINS)
 
 # ---- fuzzing: replay drivers (gcc + sanitizers, run by make check) and libFuzzer builds ----
+# fuzz/fuzz_lib_*.c fuzz the collector's parsers (options, HTTP) and link its modules; the others link the CLI side.
+$(O)/fuzz/replay_lib_%: fuzz/fuzz_lib_%.c fuzz/replay_main.c $(call san_obj,$(CORE_SRC))
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(SAN) -pthread -o $@ $< fuzz/replay_main.c $(call san_obj,$(CORE_SRC)) $(LIB_LIBS)
+$(O)/fuzz/libfuzzer_lib_%: fuzz/fuzz_lib_%.c $(CORE_SRC)
+	@mkdir -p $(@D)
+	clang $(CPPFLAGS) -O1 -g -fsanitize=fuzzer,address,undefined -o $@ $< $(CORE_SRC) $(LIB_LIBS)
 $(O)/fuzz/replay_%: fuzz/fuzz_%.c fuzz/replay_main.c $(call san_obj,$(TOOL_SRC))
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(SAN) -pthread -o $@ $< fuzz/replay_main.c $(call san_obj,$(TOOL_SRC)) $(CLI_LIBS)
