@@ -1,0 +1,454 @@
+/*
+ * pprof_write.c - the in-process pprof writer of pprof_write.h: one walk over the sampled
+ * stacks that streams Location and Sample messages through pbwrite into zlib's deflate and
+ * out to a file descriptor. Locations are deduplicated by address in an open-addressing
+ * hash table that lives in its own mmap and doubles when half full.
+ *
+ * It is not a general profile.proto writer (the CLI's pprof_export.c writes symbolized
+ * profiles from the analyzer's model) and it never symbolizes. No malloc, no stdio: scratch
+ * memory is mmap'd, zlib allocates from a bump arena inside that mapping.
+ */
+#include "pprof_write.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <zlib.h>
+
+#include "../base/outbuf.h"
+#include "pbwrite.h"
+
+/* profile.proto field numbers (FORMATS.md 5.1). */
+enum {
+	P_SAMPLE_TYPE = 1, P_SAMPLE = 2, P_MAPPING = 3, P_LOCATION = 4, P_STRING = 6,
+	P_TIME_NANOS = 9, P_DURATION_NANOS = 10, P_PERIOD_TYPE = 11, P_PERIOD = 12, P_COMMENT = 13,
+	VT_TYPE = 1, VT_UNIT = 2,
+	S_LOCATION_ID = 1, S_VALUE = 2, S_LABEL = 3,
+	L_KEY = 1, L_NUM = 3,
+	M_ID = 1, M_START = 2, M_LIMIT = 3, M_OFFSET = 4, M_FILENAME = 5, M_BUILD_ID = 6,
+	LOC_ID = 1, LOC_MAPPING_ID = 2, LOC_ADDRESS = 3,
+};
+
+/* Fixed string table prefix; indexes below must match the order of fixed_strings. */
+enum {
+	STR_EMPTY, STR_ALLOC_OBJECTS, STR_COUNT, STR_ALLOC_SPACE, STR_BYTES, STR_INUSE_OBJECTS,
+	STR_INUSE_SPACE, STR_SPACE, STR_COMMENT_PID, STR_COMMENT_CMDLINE, STR_COMMENT_TRIGGER,
+	STR_COMMENT_EXE, STR_FIRST_MAPPING
+};
+static const char *const fixed_strings[] = {
+	"", "alloc_objects", "count", "alloc_space", "bytes", "inuse_objects", "inuse_space", "space",
+};
+
+#define ZARENA_SIZE (512u << 10)
+#define ZOUT_SIZE (64u << 10)
+#define PB_MIN_SIZE (256u << 10)
+#define MAX_BUILD_ID 64
+
+static int mmap_fail_countdown;
+
+void pprof_write_fail_mmap_after(int n)
+{
+	mmap_fail_countdown = n;
+}
+
+static void *scratch_map(size_t n)
+{
+	if (mmap_fail_countdown > 0 && --mmap_fail_countdown == 0)
+		return NULL;
+	void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static size_t page_round(size_t n)
+{
+	return (n + 4095) & ~(size_t)4095;
+}
+
+/* ---- zlib on a bump arena ---- */
+
+struct zarena {
+	uint8_t *base;
+	size_t cap, used;
+};
+
+static voidpf zarena_alloc(voidpf opaque, uInt items, uInt size)
+{
+	struct zarena *a = opaque;
+	size_t n = (size_t)items * size;
+	if (size != 0 && n / size != items)
+		return Z_NULL;
+	n = (n + 15) & ~(size_t)15;
+	if (a->cap - a->used < n)
+		return Z_NULL;
+	void *p = a->base + a->used;
+	a->used += n;
+	return p;
+}
+
+static void zarena_free(voidpf opaque, voidpf p)
+{
+	(void)opaque;
+	(void)p; /* everything goes when the scratch mapping is unmapped */
+}
+
+struct gzsink {
+	z_stream zs;
+	uint8_t *out;
+	size_t outcap;
+	int fd;
+};
+
+static int gzsink_drain(struct gzsink *g)
+{
+	size_t n = g->outcap - g->zs.avail_out;
+	if (n > 0) {
+		int rc = write_all(g->fd, g->out, n);
+		if (rc < 0)
+			return rc;
+	}
+	g->zs.next_out = g->out;
+	g->zs.avail_out = (uInt)g->outcap;
+	return 0;
+}
+
+static int gzsink_write(void *ctx, const uint8_t *p, size_t n)
+{
+	struct gzsink *g = ctx;
+	while (n > 0) {
+		uInt chunk = n > (1u << 30) ? (1u << 30) : (uInt)n;
+		g->zs.next_in = (Bytef *)(uintptr_t)p;
+		g->zs.avail_in = chunk;
+		while (g->zs.avail_in > 0) {
+			if (deflate(&g->zs, Z_NO_FLUSH) == Z_STREAM_ERROR)
+				return -EIO;
+			if (g->zs.avail_out == 0) {
+				int rc = gzsink_drain(g);
+				if (rc < 0)
+					return rc;
+			}
+		}
+		p += chunk;
+		n -= chunk;
+	}
+	return 0;
+}
+
+static int gzsink_finish(struct gzsink *g)
+{
+	for (;;) {
+		int zr = deflate(&g->zs, Z_FINISH);
+		if (zr == Z_STREAM_ERROR)
+			return -EIO;
+		int rc = gzsink_drain(g);
+		if (rc < 0)
+			return rc;
+		if (zr == Z_STREAM_END)
+			return 0;
+	}
+}
+
+/* ---- location table: address -> location id ---- */
+
+struct loc_entry {
+	uint64_t addr;
+	uint64_t id; /* 0 = empty slot */
+};
+
+struct loctab {
+	struct loc_entry *slots;
+	size_t cap; /* power of two */
+	size_t count;
+	size_t bytes; /* size of the mapping */
+};
+
+static size_t loc_hash(uint64_t addr, size_t cap)
+{
+	return (size_t)((addr * 0x9e3779b97f4a7c15ull) >> 17) & (cap - 1);
+}
+
+static int loctab_init(struct loctab *t, size_t cap)
+{
+	t->bytes = page_round(cap * sizeof(struct loc_entry));
+	t->slots = scratch_map(t->bytes);
+	if (!t->slots)
+		return -ENOMEM;
+	t->cap = cap;
+	t->count = 0;
+	return 0;
+}
+
+static void loctab_release(struct loctab *t)
+{
+	if (t->slots)
+		munmap(t->slots, t->bytes);
+	t->slots = NULL;
+}
+
+static struct loc_entry *loctab_slot(const struct loctab *t, uint64_t addr)
+{
+	size_t i = loc_hash(addr, t->cap);
+	while (t->slots[i].id != 0 && t->slots[i].addr != addr)
+		i = (i + 1) & (t->cap - 1);
+	return &t->slots[i];
+}
+
+static int loctab_grow(struct loctab *t)
+{
+	struct loctab bigger;
+	int rc = loctab_init(&bigger, t->cap * 2);
+	if (rc < 0)
+		return rc;
+	for (size_t i = 0; i < t->cap; i++) {
+		if (t->slots[i].id != 0) {
+			*loctab_slot(&bigger, t->slots[i].addr) = t->slots[i];
+			bigger.count++;
+		}
+	}
+	loctab_release(t);
+	*t = bigger;
+	return 0;
+}
+
+/* ---- the walk ---- */
+
+struct walk {
+	const struct dump_source *src;
+	struct pbwrite *pb;
+	struct loctab locs;
+	uint64_t next_id;
+	int err;
+	/* pre-pass results */
+	size_t nstacks, nframes;
+	uint32_t max_depth;
+};
+
+static int count_stack(void *ctx, const struct dump_stack *st)
+{
+	struct walk *w = ctx;
+	w->nstacks++;
+	w->nframes += st->depth;
+	if (st->depth > w->max_depth)
+		w->max_depth = st->depth;
+	return 0;
+}
+
+static int64_t to_i64(double d)
+{
+	if (!(d > -9.2e18 && d < 9.2e18))
+		return d > 0 ? INT64_MAX : 0; /* +inf clamps; NaN and -inf become 0 */
+	return (int64_t)d;
+}
+
+static uint64_t mapping_id_of(const struct dump_source *src, uint64_t addr)
+{
+	for (size_t i = 0; i < src->nmappings; i++)
+		if (addr >= src->mappings[i].start && addr < src->mappings[i].limit)
+			return i + 1;
+	return 0;
+}
+
+/* Returns the location id of the frame address, emitting a new Location when first seen. */
+static uint64_t location_of(struct walk *w, uint64_t addr)
+{
+	if ((w->locs.count + 1) * 2 > w->locs.cap) {
+		int rc = loctab_grow(&w->locs);
+		if (rc < 0) {
+			w->err = rc;
+			return 0;
+		}
+	}
+	struct loc_entry *e = loctab_slot(&w->locs, addr);
+	if (e->id != 0)
+		return e->id;
+	e->addr = addr;
+	e->id = w->next_id++;
+	w->locs.count++;
+
+	size_t m = pbwrite_begin(w->pb, P_LOCATION);
+	pbwrite_varint(w->pb, LOC_ID, e->id);
+	uint64_t mid = mapping_id_of(w->src, addr);
+	if (mid)
+		pbwrite_varint(w->pb, LOC_MAPPING_ID, mid);
+	pbwrite_varint(w->pb, LOC_ADDRESS, addr);
+	pbwrite_end(w->pb, m);
+	return e->id;
+}
+
+static int write_stack(void *ctx, const struct dump_stack *st)
+{
+	struct walk *w = ctx;
+	struct pbwrite *pb = w->pb;
+	/* pcs are return addresses: every frame is looked up at pc - 1 (inside the call). */
+	for (uint32_t i = 0; i < st->depth; i++) {
+		location_of(w, (uint64_t)st->pcs[i] - 1);
+		if (w->err)
+			return 1;
+	}
+	size_t s = pbwrite_begin(pb, P_SAMPLE);
+	size_t ids = pbwrite_begin(pb, S_LOCATION_ID);
+	for (uint32_t i = 0; i < st->depth; i++)
+		pbwrite_raw_varint(pb, loctab_slot(&w->locs, (uint64_t)st->pcs[i] - 1)->id);
+	pbwrite_end(pb, ids);
+	size_t vals = pbwrite_begin(pb, S_VALUE);
+	pbwrite_raw_varint(pb, (uint64_t)to_i64(st->alloc_objs));
+	pbwrite_raw_varint(pb, (uint64_t)to_i64(st->alloc_bytes));
+	pbwrite_raw_varint(pb, (uint64_t)to_i64(st->live_objs));
+	pbwrite_raw_varint(pb, (uint64_t)to_i64(st->live_bytes));
+	pbwrite_end(pb, vals);
+	/* numeric label "bytes": the average object size, as Go writes it */
+	double objs = st->alloc_objs, bytes = st->alloc_bytes;
+	if (!(objs > 0)) {
+		objs = st->live_objs;
+		bytes = st->live_bytes;
+	}
+	if (objs > 0) {
+		size_t l = pbwrite_begin(pb, S_LABEL);
+		pbwrite_varint(pb, L_KEY, STR_BYTES);
+		pbwrite_int64(pb, L_NUM, to_i64(bytes / objs));
+		pbwrite_end(pb, l);
+	}
+	pbwrite_end(pb, s);
+	if (pb->err) {
+		w->err = pb->err;
+		return 1;
+	}
+	return 0;
+}
+
+static void write_value_type(struct pbwrite *pb, uint32_t field, uint64_t type, uint64_t unit)
+{
+	size_t m = pbwrite_begin(pb, field);
+	pbwrite_varint(pb, VT_TYPE, type);
+	pbwrite_varint(pb, VT_UNIT, unit);
+	pbwrite_end(pb, m);
+}
+
+/* A string table entry made of two parts (a "heaptap: key=" prefix and a value). */
+static void write_string2(struct pbwrite *pb, const char *a, const char *b)
+{
+	if (!b)
+		b = "";
+	size_t na = strlen(a), nb = strlen(b);
+	pbwrite_tag_len(pb, P_STRING, na + nb);
+	pbwrite_raw(pb, a, na);
+	pbwrite_raw(pb, b, nb);
+}
+
+static void write_strings(struct pbwrite *pb, const struct dump_source *src)
+{
+	for (size_t i = 0; i < sizeof fixed_strings / sizeof fixed_strings[0]; i++)
+		pbwrite_string(pb, P_STRING, fixed_strings[i]);
+	char num[24];
+	fmt_u64(num, (uint64_t)(src->pid > 0 ? src->pid : 0));
+	write_string2(pb, "heaptap: pid=", num);
+	write_string2(pb, "heaptap: cmdline=", src->cmdline);
+	write_string2(pb, "heaptap: trigger=", src->trigger);
+	write_string2(pb, "heaptap: exe=", src->exe_path);
+	for (size_t i = 0; i < src->nmappings; i++) {
+		const struct dump_mapping *m = &src->mappings[i];
+		pbwrite_string(pb, P_STRING, m->path ? m->path : "");
+		char hex[2 * MAX_BUILD_ID + 1];
+		size_t n = m->build_id ? m->build_id_len : 0;
+		if (n > MAX_BUILD_ID)
+			n = MAX_BUILD_ID;
+		for (size_t k = 0; k < n; k++) {
+			hex[2 * k] = "0123456789abcdef"[m->build_id[k] >> 4];
+			hex[2 * k + 1] = "0123456789abcdef"[m->build_id[k] & 15];
+		}
+		pbwrite_bytes(pb, P_STRING, hex, 2 * n);
+	}
+}
+
+static void write_header(struct pbwrite *pb, const struct dump_source *src)
+{
+	write_value_type(pb, P_SAMPLE_TYPE, STR_ALLOC_OBJECTS, STR_COUNT);
+	write_value_type(pb, P_SAMPLE_TYPE, STR_ALLOC_SPACE, STR_BYTES);
+	write_value_type(pb, P_SAMPLE_TYPE, STR_INUSE_OBJECTS, STR_COUNT);
+	write_value_type(pb, P_SAMPLE_TYPE, STR_INUSE_SPACE, STR_BYTES);
+	write_strings(pb, src);
+	for (size_t i = 0; i < src->nmappings; i++) {
+		const struct dump_mapping *m = &src->mappings[i];
+		size_t mk = pbwrite_begin(pb, P_MAPPING);
+		pbwrite_varint(pb, M_ID, i + 1);
+		pbwrite_varint(pb, M_START, m->start);
+		pbwrite_varint(pb, M_LIMIT, m->limit);
+		pbwrite_varint(pb, M_OFFSET, m->offset);
+		pbwrite_varint(pb, M_FILENAME, STR_FIRST_MAPPING + 2 * i);
+		if (m->build_id && m->build_id_len > 0)
+			pbwrite_varint(pb, M_BUILD_ID, STR_FIRST_MAPPING + 2 * i + 1);
+		pbwrite_end(pb, mk);
+	}
+	if (src->time_ns > 0)
+		pbwrite_int64(pb, P_TIME_NANOS, src->time_ns);
+	if (src->time_ns > 0 && src->start_time_ns > 0 && src->time_ns > src->start_time_ns)
+		pbwrite_int64(pb, P_DURATION_NANOS, src->time_ns - src->start_time_ns);
+	write_value_type(pb, P_PERIOD_TYPE, STR_SPACE, STR_BYTES);
+	pbwrite_int64(pb, P_PERIOD, (int64_t)src->sample_period);
+	size_t c = pbwrite_begin(pb, P_COMMENT);
+	pbwrite_raw_varint(pb, STR_COMMENT_PID);
+	pbwrite_raw_varint(pb, STR_COMMENT_CMDLINE);
+	pbwrite_raw_varint(pb, STR_COMMENT_TRIGGER);
+	pbwrite_raw_varint(pb, STR_COMMENT_EXE);
+	pbwrite_end(pb, c);
+}
+
+int pprof_write(const struct dump_source *src, int fd)
+{
+	struct walk w;
+	memset(&w, 0, sizeof w);
+	w.src = src;
+	w.next_id = 1;
+	src->for_each_stack(src, count_stack, &w);
+
+	/* One sample holds depth location ids and four values (at most 10 bytes each) plus a
+	   little framing; the buffer must hold two of the largest so streaming can keep going. */
+	size_t pbcap = (size_t)w.max_depth * 10 * 2 + 4096;
+	if (pbcap < PB_MIN_SIZE)
+		pbcap = PB_MIN_SIZE;
+	pbcap = page_round(pbcap);
+	size_t total = pbcap + ZOUT_SIZE + ZARENA_SIZE;
+	uint8_t *scratch = scratch_map(total);
+	if (!scratch)
+		return -ENOMEM;
+
+	size_t want = 1024;
+	while (want < 2 * w.nframes && want < (1u << 16))
+		want <<= 1;
+	int rc = loctab_init(&w.locs, want);
+	if (rc < 0) {
+		munmap(scratch, total);
+		return rc;
+	}
+
+	struct zarena arena = { scratch + pbcap + ZOUT_SIZE, ZARENA_SIZE, 0 };
+	struct gzsink gz;
+	memset(&gz, 0, sizeof gz);
+	gz.zs.zalloc = zarena_alloc;
+	gz.zs.zfree = zarena_free;
+	gz.zs.opaque = &arena;
+	gz.out = scratch + pbcap;
+	gz.outcap = ZOUT_SIZE;
+	gz.fd = fd;
+	if (deflateInit2(&gz.zs, 1, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+		loctab_release(&w.locs);
+		munmap(scratch, total);
+		return -ENOMEM;
+	}
+	gz.zs.next_out = gz.out;
+	gz.zs.avail_out = (uInt)gz.outcap;
+
+	struct pbwrite pb;
+	pbwrite_init(&pb, scratch, pbcap, gzsink_write, &gz);
+	w.pb = &pb;
+	write_header(&pb, src);
+	if (!pb.err)
+		src->for_each_stack(src, write_stack, &w);
+	rc = w.err ? w.err : pbwrite_finish(&pb);
+	if (rc == 0)
+		rc = gzsink_finish(&gz);
+	deflateEnd(&gz.zs);
+	loctab_release(&w.locs);
+	munmap(scratch, total);
+	return rc;
+}
