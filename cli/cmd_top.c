@@ -1,0 +1,53 @@
+/*
+ * cmd_top.c - `heaptap top`: where the memory is, in jeprof's --text layout (so scripts that
+ * parse jeprof output keep working). Loading and option parsing are common.c's, naming and
+ * totals stacks.c's, the layout render/text.c's.
+ */
+#include <stdio.h>
+
+#include "cmd.h"
+#include "common.h"
+#include "render/text.h"
+#include "stacks.h"
+
+/* Weak until profile/model.c is committed, so the CLI links without it. */
+#pragma weak profile_init
+#pragma weak profile_release
+
+static const char top_help[] =
+	"usage: heaptap top [options] [BINARY] PROFILE... \n"
+	"Prints where the memory is, one row per function (or line, address, file), in the layout of\n"
+	"jeprof --text: flat, flat%, sum%, cum, cum%, name. With several profiles they are summed.\n"
+	"  --nodecount=N          print at most N rows (default: all)\n"
+	"  --cum                  sort by cumulative instead of flat\n";
+
+int cmd_top(int argc, char **argv)
+{
+	struct common_args a;
+	struct common_extra ex = {.help = top_help};
+	int rc = common_parse(&a, argc, argv, &ex);
+	if (rc >= 0) {
+		common_args_release(&a);
+		return rc;
+	}
+	struct profile p;
+	profile_init(&p);
+	rc = common_load(&a, &p, 1);
+	if (rc == 0) {
+		struct stacks_options so;
+		struct stacks s;
+		stacks_options_from(&so, &a);
+		if (stacks_build(&s, &p, &so) != 0) {
+			rc = 1;
+		} else {
+			if (text_write_top(stdout, &a, &s, a.nodecount) != 0 || fflush(stdout) != 0) {
+				perror("heaptap: top: stdout");
+				rc = 1;
+			}
+			stacks_release(&s);
+		}
+	}
+	profile_release(&p);
+	common_args_release(&a);
+	return rc;
+}

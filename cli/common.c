@@ -1,0 +1,509 @@
+/*
+ * common.c - the option parser and loading pipeline shared by heaptap's analysis commands
+ * (see common.h for the contract). It reads and combines profiles and calls the symbolizer;
+ * it does not interpret stacks or print reports.
+ */
+#include "common.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sym/symbolize.h"
+
+/* Until profile/reader.h lands the reader is referenced weakly, so the CLI still links. */
+int profile_read_file(const char *path, struct profile *p, char *err, size_t errcap)
+	__attribute__((weak));
+#pragma weak profile_merge
+#pragma weak profile_release
+#pragma weak profile_compact
+#pragma weak profile_init
+#pragma weak symbolize_profile
+
+enum {
+	O_INUSE_SPACE = 1, O_INUSE_OBJECTS, O_ALLOC_SPACE, O_ALLOC_OBJECTS, O_SAMPLE_INDEX,
+	O_SHOW_BYTES, O_FOCUS, O_IGNORE, O_FUNCTIONS, O_LINES, O_ADDRESSES, O_FILES,
+	O_NODECOUNT, O_NODEFRACTION, O_EDGEFRACTION, O_MAXDEGREE, O_LIB_PREFIX, O_SYSROOT,
+	O_BASE, O_NO_SYMBOLIZE, O_HELP, O_CUM, O_DROP_NEGATIVE, O_OUTPUT
+};
+
+static const struct common_opt shared_opts[] = {
+	{"inuse_space", 0, O_INUSE_SPACE},
+	{"inuse_objects", 0, O_INUSE_OBJECTS},
+	{"alloc_space", 0, O_ALLOC_SPACE},
+	{"alloc_objects", 0, O_ALLOC_OBJECTS},
+	{"sample_index", 1, O_SAMPLE_INDEX},
+	{"show_bytes", 0, O_SHOW_BYTES},
+	{"focus", 1, O_FOCUS},
+	{"ignore", 1, O_IGNORE},
+	{"functions", 0, O_FUNCTIONS},
+	{"lines", 0, O_LINES},
+	{"addresses", 0, O_ADDRESSES},
+	{"files", 0, O_FILES},
+	{"nodecount", 1, O_NODECOUNT},
+	{"nodefraction", 1, O_NODEFRACTION},
+	{"edgefraction", 1, O_EDGEFRACTION},
+	{"maxdegree", 1, O_MAXDEGREE},
+	{"lib-prefix", 1, O_LIB_PREFIX},
+	{"lib_prefix", 1, O_LIB_PREFIX},
+	{"sysroot", 1, O_SYSROOT},
+	{"base", 1, O_BASE},
+	{"no-symbolize", 0, O_NO_SYMBOLIZE},
+	{"no_symbolize", 0, O_NO_SYMBOLIZE},
+	{"help", 0, O_HELP},
+	{"h", 0, O_HELP},
+	{"cum", 0, O_CUM},
+	{"drop_negative", 0, O_DROP_NEGATIVE},
+	{"o", 1, O_OUTPUT},
+	{"output", 1, O_OUTPUT},
+	{NULL, 0, 0},
+};
+
+static const char shared_help[] =
+	"\nshared options (--opt=V, --opt V and pprof-style -opt=V all work):\n"
+	"  --inuse_space (default) --inuse_objects --alloc_space --alloc_objects\n"
+	"  -sample_index=NAME|N   the same, pprof style\n"
+	"  --show_bytes           space in bytes (B) instead of MiB (MB)\n"
+	"  --functions (default) --lines --addresses --files   granularity\n"
+	"  --focus=RE --ignore=RE keep / drop stacks with a frame matching RE (POSIX ERE)\n"
+	"  --nodecount=N --nodefraction=F --edgefraction=F --maxdegree=N   size limits\n"
+	"  --base=PROFILE         subtract PROFILE (--drop_negative clamps at 0)\n"
+	"  --lib-prefix=DIR[,DIR] --sysroot=DIR   where to find the libraries\n"
+	"  --no-symbolize         show raw addresses\n"
+	"  BINARY and PROFILE arguments may come in any order (an ELF file is the binary)\n";
+
+static struct timespec start_ts;
+static int start_set;
+
+const char *common_value_name(int k)
+{
+	static const char *const names[PV_COUNT] = {"inuse_objects", "inuse_space", "alloc_objects",
+	                                            "alloc_space"};
+	return k >= 0 && k < PV_COUNT ? names[k] : "?";
+}
+
+int common_usage_error(const struct common_args *a, const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "heaptap: %s: ", a->cmd ? a->cmd : "heaptap");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nheaptap: try 'heaptap %s --help'\n", a->cmd ? a->cmd : "");
+	return 2;
+}
+
+int common_is_elf(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	unsigned char m[4];
+	ssize_t n = read(fd, m, 4);
+	close(fd);
+	return n == 4 && m[0] == 0x7f && m[1] == 'E' && m[2] == 'L' && m[3] == 'F';
+}
+
+static int push_str(char ***arr, size_t *n, const char *s)
+{
+	char **na = realloc(*arr, (*n + 2) * sizeof(**arr));
+	if (!na)
+		return -1;
+	*arr = na;
+	na[*n] = strdup(s);
+	if (!na[*n])
+		return -1;
+	(*n)++;
+	na[*n] = NULL;
+	return 0;
+}
+
+static int parse_int(const char *s, long lo, long hi, long *out)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < lo || v > hi)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int parse_fraction(const char *s, double *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || end == s || *end || !(v >= 0 && v <= 1))
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int set_value(struct common_args *a, int k)
+{
+	if (a->value_given && a->value_index != k)
+		return common_usage_error(a, "only one of --inuse_space, --inuse_objects, --alloc_space, --alloc_objects");
+	a->value_index = k;
+	a->value_given = 1;
+	return 0;
+}
+
+static int compile_re(struct common_args *a, regex_t *re, const char *pat, const char *opt)
+{
+	int rc = regcomp(re, pat, REG_EXTENDED | REG_NOSUB);
+	if (rc) {
+		char msg[256];
+		regerror(rc, re, msg, sizeof(msg));
+		return common_usage_error(a, "--%s: bad regular expression '%s': %s", opt, pat, msg);
+	}
+	return 0;
+}
+
+static int apply_shared(struct common_args *a, int id, const char *v)
+{
+	long n;
+	switch (id) {
+	case O_INUSE_SPACE: return set_value(a, PV_INUSE_BYTES);
+	case O_INUSE_OBJECTS: return set_value(a, PV_INUSE_OBJS);
+	case O_ALLOC_SPACE: return set_value(a, PV_ALLOC_BYTES);
+	case O_ALLOC_OBJECTS: return set_value(a, PV_ALLOC_OBJS);
+	case O_SAMPLE_INDEX:
+		for (int k = 0; k < PV_COUNT; k++)
+			if (strcmp(v, common_value_name(k)) == 0)
+				return set_value(a, k);
+		/* pprof numbers the sample types in the order alloc_objects, alloc_space, inuse_objects,
+		   inuse_space (Go's heap profile). */
+		if (parse_int(v, 0, 3, &n) == 0) {
+			static const int go_order[4] = {PV_ALLOC_OBJS, PV_ALLOC_BYTES, PV_INUSE_OBJS, PV_INUSE_BYTES};
+			return set_value(a, go_order[n]);
+		}
+		return common_usage_error(a, "-sample_index: unknown sample type '%s' (inuse_space, inuse_objects, alloc_space, alloc_objects)", v);
+	case O_SHOW_BYTES: a->show_bytes = 1; return 0;
+	case O_FOCUS:
+		if (a->focus)
+			regfree(&a->focus_re);
+		a->focus = v;
+		return compile_re(a, &a->focus_re, v, "focus") ? (a->focus = NULL, 2) : 0;
+	case O_IGNORE:
+		if (a->ignore)
+			regfree(&a->ignore_re);
+		a->ignore = v;
+		return compile_re(a, &a->ignore_re, v, "ignore") ? (a->ignore = NULL, 2) : 0;
+	case O_FUNCTIONS: a->gran = GRAN_FUNCTIONS; return 0;
+	case O_LINES: a->gran = GRAN_LINES; return 0;
+	case O_ADDRESSES: a->gran = GRAN_ADDRESSES; return 0;
+	case O_FILES: a->gran = GRAN_FILES; return 0;
+	case O_NODECOUNT:
+		if (parse_int(v, 0, 1000000000, &n))
+			return common_usage_error(a, "--nodecount: expected a non-negative integer, got '%s'", v);
+		a->nodecount = (int)n;
+		return 0;
+	case O_MAXDEGREE:
+		if (parse_int(v, 0, 1000000000, &n))
+			return common_usage_error(a, "--maxdegree: expected a non-negative integer, got '%s'", v);
+		a->maxdegree = (int)n;
+		return 0;
+	case O_NODEFRACTION:
+		if (parse_fraction(v, &a->nodefraction))
+			return common_usage_error(a, "--nodefraction: expected a number in [0,1], got '%s'", v);
+		return 0;
+	case O_EDGEFRACTION:
+		if (parse_fraction(v, &a->edgefraction))
+			return common_usage_error(a, "--edgefraction: expected a number in [0,1], got '%s'", v);
+		return 0;
+	case O_LIB_PREFIX: {
+		char *dup = strdup(v), *save = NULL;
+		if (!dup)
+			return common_usage_error(a, "out of memory");
+		for (char *t = strtok_r(dup, ",", &save); t; t = strtok_r(NULL, ",", &save))
+			if (*t && push_str(&a->lib_prefix, &a->nlib_prefix, t)) {
+				free(dup);
+				return common_usage_error(a, "out of memory");
+			}
+		free(dup);
+		return 0;
+	}
+	case O_SYSROOT: a->sysroot = v; return 0;
+	case O_BASE: a->base = v; return 0;
+	case O_NO_SYMBOLIZE: a->no_symbolize = 1; return 0;
+	case O_CUM: a->cum_sort = 1; return 0;
+	case O_DROP_NEGATIVE: a->drop_negative = 1; return 0;
+	case O_OUTPUT: a->output = v; return 0;
+	}
+	return 0;
+}
+
+static const struct common_opt *lookup(const struct common_opt *tab, const char *name, size_t len)
+{
+	for (; tab && tab->name; tab++)
+		if (strlen(tab->name) == len && memcmp(tab->name, name, len) == 0)
+			return tab;
+	return NULL;
+}
+
+static void print_help(const struct common_args *a, const struct common_extra *extra)
+{
+	if (extra && extra->help)
+		fputs(extra->help, stdout);
+	else
+		printf("usage: heaptap %s [options] [BINARY] PROFILE...\n", a->cmd);
+	if (!extra || !extra->raw_positionals)
+		fputs(shared_help, stdout);
+}
+
+int common_parse(struct common_args *a, int argc, char **argv, const struct common_extra *extra)
+{
+	memset(a, 0, sizeof(*a));
+	a->cmd = argc > 0 ? argv[0] : "heaptap";
+	a->value_index = PV_INUSE_BYTES;
+	a->gran = GRAN_FUNCTIONS;
+	a->nodecount = -1;
+	a->nodefraction = 0.005;
+	a->edgefraction = 0.001;
+	a->maxdegree = 8;
+	if (!start_set) {
+		clock_gettime(CLOCK_MONOTONIC, &start_ts);
+		start_set = 1;
+	}
+	int raw = extra && extra->raw_positionals;
+	char **pos = NULL;
+	size_t npos = 0;
+	int rc = -1;
+
+	for (int i = 1; i < argc; i++) {
+		char *arg = argv[i];
+		if (strcmp(arg, "--") == 0) {
+			for (i++; i < argc; i++)
+				if (push_str(&pos, &npos, argv[i]))
+					goto oom;
+			break;
+		}
+		if (arg[0] != '-' || arg[1] == '\0') {
+			if (push_str(&pos, &npos, arg))
+				goto oom;
+			continue;
+		}
+		const char *name = arg + 1 + (arg[1] == '-');
+		const char *eq = strchr(name, '=');
+		size_t len = eq ? (size_t)(eq - name) : strlen(name);
+		const struct common_opt *o = lookup(extra ? extra->opts : NULL, name, len);
+		int is_extra = o != NULL;
+		if (!o)
+			o = lookup(shared_opts, name, len);
+		if (!o) {
+			rc = common_usage_error(a, "unknown option '%s'", arg);
+			goto out;
+		}
+		const char *val = NULL;
+		if (o->has_arg) {
+			if (eq)
+				val = eq + 1;
+			else if (i + 1 < argc)
+				val = argv[++i];
+			else {
+				rc = common_usage_error(a, "option '%s' needs a value", arg);
+				goto out;
+			}
+		} else if (eq) {
+			rc = common_usage_error(a, "option '--%.*s' takes no value", (int)len, name);
+			goto out;
+		}
+		if (!is_extra && o->id == O_HELP) {
+			print_help(a, extra);
+			rc = 0;
+			goto out;
+		}
+		int r = is_extra ? (extra->handle ? extra->handle(extra->ctx, o->id, val) : 0)
+		                 : apply_shared(a, o->id, val);
+		if (r) {
+			rc = r;
+			goto out;
+		}
+	}
+
+	if (raw) {
+		a->rest = pos;
+		a->nrest = npos;
+		pos = NULL;
+		npos = 0;
+	} else {
+		for (size_t k = 0; k < npos; k++) {
+			if (common_is_elf(pos[k])) {
+				if (a->binary) {
+					rc = common_usage_error(a, "two binaries given: '%s' and '%s'", a->binary, pos[k]);
+					goto out;
+				}
+				a->binary = pos[k];
+				pos[k] = NULL;
+			} else if (push_str(&a->profiles, &a->nprofiles, pos[k])) {
+				goto oom;
+			}
+		}
+		if (a->binary) {
+			/* Keep the binary's storage alive: it was taken out of pos. */
+			char *b = (char *)a->binary;
+			if (push_str(&a->rest, &a->nrest, b))
+				goto oom;
+			free(b);
+			a->binary = a->rest[a->nrest - 1];
+		}
+	}
+	goto out;
+oom:
+	rc = common_usage_error(a, "out of memory");
+out:
+	for (size_t k = 0; k < npos; k++)
+		free(pos[k]);
+	free(pos);
+	return rc;
+}
+
+void common_args_release(struct common_args *a)
+{
+	if (a->focus)
+		regfree(&a->focus_re);
+	if (a->ignore)
+		regfree(&a->ignore_re);
+	for (size_t k = 0; k < a->nlib_prefix; k++)
+		free(a->lib_prefix[k]);
+	free(a->lib_prefix);
+	for (size_t k = 0; k < a->nprofiles; k++)
+		free(a->profiles[k]);
+	free(a->profiles);
+	for (size_t k = 0; k < a->nrest; k++)
+		free(a->rest[k]);
+	free(a->rest);
+	memset(a, 0, sizeof(*a));
+}
+
+int common_read(const struct common_args *a, const char *path, struct profile *p)
+{
+	if (access(path, F_OK) != 0) {
+		fprintf(stderr, "heaptap: %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	if (!profile_read_file) {
+		fprintf(stderr, "heaptap: %s: no profile reader in this build\n", path);
+		return 1;
+	}
+	char err[512] = "";
+	common_progress("reading profiles");
+	if (profile_read_file(path, p, err, sizeof(err)) != 0) {
+		/* The reader's message usually names the file already. */
+		if (!err[0])
+			fprintf(stderr, "heaptap: %s: cannot read profile\n", path);
+		else if (strncmp(err, "heaptap: ", 9) == 0)
+			fprintf(stderr, "%s\n", err);
+		else if (strstr(err, path))
+			fprintf(stderr, "heaptap: %s\n", err);
+		else
+			fprintf(stderr, "heaptap: %s: %s\n", path, err);
+		return 1;
+	}
+	return 0;
+}
+
+int common_symbolize(const struct common_args *a, struct profile *p)
+{
+	if (a->no_symbolize)
+		return 0;
+	if (!symbolize_profile)
+		return 0; /* no symbolizer in this build: frames stay raw addresses */
+	struct sym_options so = {
+		.binary = a->binary,
+		.lib_prefix = (const char *const *)a->lib_prefix,
+		.sysroot = a->sysroot,
+		.demangle = 1,
+		.inlines = 1,
+		.quiet = 0,
+	};
+	common_progress("symbolizing");
+	return symbolize_profile(p, &so) == 0 ? 0 : 1;
+}
+
+int common_load(const struct common_args *a, struct profile *p, int with_base)
+{
+	if (a->nprofiles == 0)
+		return common_usage_error(a, "no profile given");
+	if (common_read(a, a->profiles[0], p))
+		return 1;
+	for (size_t k = 1; k < a->nprofiles; k++) {
+		struct profile q;
+		profile_init(&q);
+		if (common_read(a, a->profiles[k], &q)) {
+			profile_release(&q);
+			return 1;
+		}
+		profile_merge(p, &q, 1.0);
+		profile_release(&q);
+	}
+	if (with_base && a->base) {
+		struct profile b;
+		profile_init(&b);
+		if (common_read(a, a->base, &b)) {
+			profile_release(&b);
+			return 1;
+		}
+		profile_merge(p, &b, -1.0);
+		profile_release(&b);
+		profile_compact(p);
+		if (a->drop_negative)
+			for (size_t i = 0; i < p->nsamples; i++)
+				for (int k = 0; k < PV_COUNT; k++)
+					if (p->samples[i].v[k] < 0)
+						p->samples[i].v[k] = 0;
+	}
+	return common_symbolize(a, p);
+}
+
+int common_is_space(const struct common_args *a)
+{
+	return a->value_index == PV_INUSE_BYTES || a->value_index == PV_ALLOC_BYTES;
+}
+
+const char *common_unit(const struct common_args *a)
+{
+	if (!common_is_space(a))
+		return "objects";
+	return a->show_bytes ? "B" : "MB";
+}
+
+char *common_fmt_value(const struct common_args *a, double v, char *buf, size_t cap)
+{
+	if (common_is_space(a) && !a->show_bytes)
+		snprintf(buf, cap, "%.1f", v / 1048576.0);
+	else
+		snprintf(buf, cap, "%lld", (long long)v);
+	return buf;
+}
+
+char *common_fmt_percent(double v, double total, char *buf, size_t cap)
+{
+	if (total == 0) {
+		if (v == 0)
+			snprintf(buf, cap, "nan");
+		else
+			snprintf(buf, cap, v < 0 ? "-inf" : "+inf");
+	} else {
+		snprintf(buf, cap, "%.1f%%", v * 100.0 / total);
+	}
+	return buf;
+}
+
+void common_progress(const char *what)
+{
+	if (!start_set || !isatty(2))
+		return;
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	double dt = (double)(now.tv_sec - start_ts.tv_sec) + (double)(now.tv_nsec - start_ts.tv_nsec) / 1e9;
+	if (dt > 1.0)
+		fprintf(stderr, "heaptap: %s (%.1f s)\n", what, dt);
+}

@@ -1,0 +1,546 @@
+/*
+ * stacks.c - from a symbolized profile to display stacks: inline expansion, naming by
+ * granularity, jeprof's allocator-frame trimming, focus/ignore, flat and cumulative values
+ * (see stacks.h). It neither symbolizes nor prints.
+ */
+#include "stacks.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../profile/symtab.h"
+
+/* Weak until profile/symtab.c lands, so the CLI links without it. */
+#pragma weak symtab_get
+
+/* What one lookup address turns into, computed once per address. */
+struct addr_info {
+	uint64_t addr;
+	uint32_t first, n;  /* name ids in priv->pool[first .. first+n), innermost (leaf) first */
+	unsigned char used, alloc, focus, ignore;
+};
+
+struct name_slot {
+	uint32_t id;
+	uint32_t used;
+};
+
+struct priv {
+	struct addr_info *addrs; /* open addressing on addr */
+	size_t addr_cap, addr_n;
+	uint32_t *pool;
+	size_t pool_n, pool_cap;
+	struct name_slot *nslots; /* open addressing on name string */
+	size_t nslot_cap;
+	size_t names_cap;
+	size_t traces_cap;
+	uint32_t *stamp;          /* per name: last trace that counted it in cum */
+	uint32_t *frames;         /* one block with every trace's frames */
+	size_t frames_n, frames_cap;
+	size_t *trace_first;      /* offsets into frames, fixed up at the end */
+};
+
+static const char *const skip_names[] = {
+	"calloc", "cfree", "malloc", "newImpl", "void* newImpl", "free", "memalign", "posix_memalign",
+	"aligned_alloc", "pvalloc", "valloc", "realloc", "mallocx", "rallocx", "xallocx", "dallocx",
+	"sdallocx", "sdallocx_noflags", "tc_calloc", "tc_cfree", "tc_malloc", "tc_free", "tc_memalign",
+	"tc_posix_memalign", "tc_pvalloc", "tc_valloc", "tc_realloc", "tc_new", "tc_delete",
+	"tc_newarray", "tc_deletearray", "tc_new_nothrow", "tc_newarray_nothrow", "do_malloc",
+	"::do_malloc", "::do_malloc_or_cpp_alloc", "DoSampledAllocation", "simple_alloc::allocate",
+	"__malloc_alloc_template::allocate", "__builtin_delete", "__builtin_new",
+	"__builtin_vec_delete", "__builtin_vec_new", "operator new", "operator new[]",
+	"malloc_zone_malloc", "malloc_zone_calloc", "malloc_zone_valloc", "malloc_zone_realloc",
+	"malloc_zone_memalign", "malloc_zone_free", "__start_google_malloc", "__stop_google_malloc",
+	"__start_malloc_hook", "__stop_malloc_hook", NULL,
+};
+
+int stacks_is_allocator(const char *s)
+{
+	const char *t = s[0] == '_' ? s + 1 : s;
+	for (int i = 0; skip_names[i]; i++)
+		if (strcmp(s, skip_names[i]) == 0 || strcmp(t, skip_names[i]) == 0)
+			return 1;
+	/* jeprof's skip_regexp: TCMalloc|^tcmalloc:: */
+	return strstr(s, "TCMalloc") != NULL || strncmp(s, "tcmalloc::", 10) == 0;
+}
+
+/* Removes every innermost open..close group (and, for parens, a following "\s*const"),
+   repeatedly, like jeprof's `while (s/\([^()]*\)(\s*const)?//g) {}`. */
+static void strip_groups(char *s, char open, char close, int eat_const)
+{
+	for (;;) {
+		char *c = strchr(s, close);
+		while (c) {
+			char *o = c;
+			while (o > s && o[-1] != open && o[-1] != close)
+				o--;
+			if (o > s && o[-1] == open)
+				break;
+			c = strchr(c + 1, close);
+		}
+		if (!c)
+			return;
+		char *o = c;
+		while (o[-1] != open)
+			o--;
+		o--;
+		char *end = c + 1;
+		if (eat_const) {
+			char *q = end;
+			while (isspace((unsigned char)*q))
+				q++;
+			if (strncmp(q, "const", 5) == 0)
+				end = q + 5;
+		}
+		memmove(o, end, strlen(end) + 1);
+	}
+}
+
+static int is_word(char c)
+{
+	return isalnum((unsigned char)c) || c == '_';
+}
+
+char *stacks_short_name(const char *full, char *out, size_t cap)
+{
+	if (cap == 0)
+		return out;
+	snprintf(out, cap, "%s", full);
+	strip_groups(out, '(', ')', 1);
+	strip_groups(out, '<', '>', 0);
+	/* s/^.*\s+(\w+::)/$1/: cut at the last blank that is followed by a word and "::". */
+	char *cut = NULL;
+	for (char *p = out; *p; p++) {
+		if (!isspace((unsigned char)*p))
+			continue;
+		char *w = p + 1;
+		char *q = w;
+		while (is_word(*q))
+			q++;
+		if (q > w && q[0] == ':' && q[1] == ':')
+			cut = w;
+	}
+	if (cut)
+		memmove(out, cut, strlen(cut) + 1);
+	return out;
+}
+
+static uint64_t hash64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	x ^= x >> 33;
+	return x;
+}
+
+static uint64_t hash_str(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+static void *xrealloc(void *p, size_t n)
+{
+	void *q = realloc(p, n ? n : 1);
+	if (!q) {
+		fprintf(stderr, "heaptap: out of memory\n");
+		exit(1);
+	}
+	return q;
+}
+
+static int grow_names(struct stacks *s, struct priv *pv)
+{
+	if (s->nnames < pv->names_cap)
+		return 0;
+	pv->names_cap = pv->names_cap ? pv->names_cap * 2 : 256;
+	s->names = xrealloc(s->names, pv->names_cap * sizeof(*s->names));
+	pv->stamp = xrealloc(pv->stamp, pv->names_cap * sizeof(*pv->stamp));
+	return 0;
+}
+
+static void rehash_names(struct stacks *s, struct priv *pv)
+{
+	size_t cap = pv->nslot_cap ? pv->nslot_cap * 2 : 512;
+	struct name_slot *ns = calloc(cap, sizeof(*ns));
+	if (!ns) {
+		fprintf(stderr, "heaptap: out of memory\n");
+		exit(1);
+	}
+	for (size_t i = 0; i < s->nnames; i++) {
+		size_t j = hash_str(s->names[i].name) & (cap - 1);
+		while (ns[j].used)
+			j = (j + 1) & (cap - 1);
+		ns[j].used = 1;
+		ns[j].id = (uint32_t)i;
+	}
+	free(pv->nslots);
+	pv->nslots = ns;
+	pv->nslot_cap = cap;
+}
+
+static uint32_t intern_name(struct stacks *s, struct priv *pv, const char *name, int inlined)
+{
+	if ((s->nnames + 1) * 2 > pv->nslot_cap)
+		rehash_names(s, pv);
+	size_t j = hash_str(name) & (pv->nslot_cap - 1);
+	while (pv->nslots[j].used) {
+		if (strcmp(s->names[pv->nslots[j].id].name, name) == 0)
+			return pv->nslots[j].id;
+		j = (j + 1) & (pv->nslot_cap - 1);
+	}
+	grow_names(s, pv);
+	uint32_t id = (uint32_t)s->nnames++;
+	char *copy = strdup(name);
+	if (!copy) {
+		fprintf(stderr, "heaptap: out of memory\n");
+		exit(1);
+	}
+	s->names[id] = (struct stacks_name){.name = copy, .inlined = inlined};
+	pv->stamp[id] = UINT32_MAX;
+	pv->nslots[j].used = 1;
+	pv->nslots[j].id = id;
+	return id;
+}
+
+long stacks_find(const struct stacks *s, const char *name)
+{
+	const struct priv *pv = s->priv;
+	if (!pv || !pv->nslot_cap)
+		return -1;
+	size_t j = hash_str(name) & (pv->nslot_cap - 1);
+	while (pv->nslots[j].used) {
+		if (strcmp(s->names[pv->nslots[j].id].name, name) == 0)
+			return pv->nslots[j].id;
+		j = (j + 1) & (pv->nslot_cap - 1);
+	}
+	return -1;
+}
+
+/* Growable string for building names. */
+struct sbuf {
+	char *p;
+	size_t n, cap;
+};
+
+static void sb_printf(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sb_printf(struct sbuf *b, const char *fmt, ...)
+{
+	for (;;) {
+		va_list ap;
+		va_start(ap, fmt);
+		int k = vsnprintf(b->p ? b->p + b->n : NULL, b->p ? b->cap - b->n : 0, fmt, ap);
+		va_end(ap);
+		if (k < 0)
+			return;
+		if (b->p && b->n + (size_t)k < b->cap) {
+			b->n += (size_t)k;
+			return;
+		}
+		b->cap = (b->n + (size_t)k + 1) * 2;
+		b->p = xrealloc(b->p, b->cap);
+	}
+}
+
+static int rx_match(const regex_t *re, const char *s)
+{
+	return regexec(re, s, 0, NULL, 0) == 0;
+}
+
+/* Matches re against an address's strings the way jeprof's SymbolMatches does: the address,
+   every (short) function name of its inline chain and every file:line. */
+static int addr_matches(const regex_t *re, uint64_t addr, const struct prof_symbol *sym)
+{
+	char buf[4096];
+	snprintf(buf, sizeof(buf), "0x%016llx", (unsigned long long)addr);
+	if (rx_match(re, buf))
+		return 1;
+	if (!sym)
+		return 0;
+	for (uint32_t i = 0; i < sym->nframes; i++) {
+		const struct prof_frame *f = &sym->frames[i];
+		if (f->func) {
+			stacks_short_name(f->func, buf, sizeof(buf));
+			if (rx_match(re, buf) || rx_match(re, f->func))
+				return 1;
+		}
+		snprintf(buf, sizeof(buf), "%s:%d", f->file ? f->file : "??", f->line);
+		if (rx_match(re, buf))
+			return 1;
+	}
+	return 0;
+}
+
+/* Name of frame j (0 innermost) of addr's chain of n frames. */
+static void frame_name(struct sbuf *b, const struct stacks_options *o, uint64_t addr,
+                       const struct prof_frame *f, int inlined)
+{
+	char shortbuf[4096];
+	const char *fn = NULL;
+	if (f && f->func)
+		fn = o->style == STACKS_SHORT ? stacks_short_name(f->func, shortbuf, sizeof(shortbuf)) : f->func;
+	const char *isuf = inlined ? (o->style == STACKS_SHORT ? " (inline)" : "[inline]") : "";
+	char fileline[4096];
+	int have_file = f && f->file && f->file[0];
+	if (have_file)
+		snprintf(fileline, sizeof(fileline), "%s:%d", f->file, f->line);
+	else
+		snprintf(fileline, sizeof(fileline), "??:0");
+	b->n = 0;
+	if (b->p)
+		b->p[0] = '\0';
+	switch (o->gran) {
+	case GRAN_FUNCTIONS:
+		if (fn)
+			sb_printf(b, "%s%s", fn, isuf);
+		else if (o->style == STACKS_FULL && have_file)
+			sb_printf(b, "%s%s", fileline, isuf);
+		else
+			sb_printf(b, "0x%016llx", (unsigned long long)addr);
+		break;
+	case GRAN_LINES:
+		if (!fn && !have_file)
+			sb_printf(b, "0x%016llx", (unsigned long long)addr);
+		else if (o->style == STACKS_SHORT)
+			sb_printf(b, "%s%s %s", fn ? fn : "??", isuf, fileline);
+		else
+			sb_printf(b, "%s %s%s", fn ? fn : "??", fileline, isuf);
+		break;
+	case GRAN_ADDRESSES:
+		sb_printf(b, "0x%016llx %s%s %s", (unsigned long long)addr, fn ? fn : "??", isuf, fileline);
+		break;
+	case GRAN_FILES:
+		if (have_file)
+			sb_printf(b, "%s", f->file);
+		else
+			sb_printf(b, "0x%016llx", (unsigned long long)addr);
+		break;
+	}
+}
+
+static struct addr_info *addr_lookup(const struct profile *p, struct stacks *s, struct priv *pv,
+                                     const struct stacks_options *o, int trim, uint64_t addr,
+                                     struct sbuf *b)
+{
+	if ((pv->addr_n + 1) * 2 > pv->addr_cap) {
+		size_t cap = pv->addr_cap ? pv->addr_cap * 2 : 1024;
+		struct addr_info *na = calloc(cap, sizeof(*na));
+		if (!na) {
+			fprintf(stderr, "heaptap: out of memory\n");
+			exit(1);
+		}
+		for (size_t i = 0; i < pv->addr_cap; i++) {
+			if (!pv->addrs[i].used)
+				continue;
+			size_t j = hash64(pv->addrs[i].addr) & (cap - 1);
+			while (na[j].used)
+				j = (j + 1) & (cap - 1);
+			na[j] = pv->addrs[i];
+		}
+		free(pv->addrs);
+		pv->addrs = na;
+		pv->addr_cap = cap;
+	}
+	size_t j = hash64(addr) & (pv->addr_cap - 1);
+	while (pv->addrs[j].used) {
+		if (pv->addrs[j].addr == addr)
+			return &pv->addrs[j];
+		j = (j + 1) & (pv->addr_cap - 1);
+	}
+	struct addr_info *ai = &pv->addrs[j];
+	pv->addr_n++;
+	memset(ai, 0, sizeof(*ai));
+	ai->used = 1;
+	ai->addr = addr;
+
+	const struct prof_symbol *sym = (p->syms && symtab_get) ? symtab_get(p->syms, addr) : NULL;
+	uint32_t nf = sym ? sym->nframes : 0;
+	uint32_t want = nf ? nf : 1;
+	if (pv->pool_n + want > pv->pool_cap) {
+		pv->pool_cap = (pv->pool_n + want) * 2;
+		pv->pool = xrealloc(pv->pool, pv->pool_cap * sizeof(*pv->pool));
+	}
+	ai->first = (uint32_t)pv->pool_n;
+	if (nf == 0) {
+		frame_name(b, o, addr, NULL, 0);
+		pv->pool[pv->pool_n++] = intern_name(s, pv, b->p, 0);
+	} else {
+		for (uint32_t k = 0; k < nf; k++) {
+			int inl = k + 1 < nf;
+			frame_name(b, o, addr, &sym->frames[k], inl);
+			pv->pool[pv->pool_n++] = intern_name(s, pv, b->p, inl);
+		}
+	}
+	ai->n = (uint32_t)(pv->pool_n - ai->first);
+	if (trim && nf && sym->frames[nf - 1].func) {
+		char sn[4096];
+		stacks_short_name(sym->frames[nf - 1].func, sn, sizeof(sn));
+		ai->alloc = (unsigned char)stacks_is_allocator(sn);
+	}
+	if (o->focus)
+		ai->focus = (unsigned char)addr_matches(o->focus, addr, sym);
+	if (o->ignore)
+		ai->ignore = (unsigned char)addr_matches(o->ignore, addr, sym);
+	return ai;
+}
+
+void stacks_options_from(struct stacks_options *o, const struct common_args *a)
+{
+	memset(o, 0, sizeof(*o));
+	o->value_index = a->value_index;
+	o->gran = a->gran;
+	o->style = STACKS_SHORT;
+	o->focus = a->focus ? &a->focus_re : NULL;
+	o->ignore = a->ignore ? &a->ignore_re : NULL;
+	o->trim = -1;
+}
+
+int stacks_build(struct stacks *s, const struct profile *p, const struct stacks_options *o)
+{
+	memset(s, 0, sizeof(*s));
+	struct priv *pv = calloc(1, sizeof(*pv));
+	if (!pv) {
+		fprintf(stderr, "heaptap: out of memory\n");
+		return -1;
+	}
+	s->priv = pv;
+	int trim = o->trim < 0 ? p->jemalloc_frames : o->trim;
+	int k = o->value_index;
+	struct sbuf b = {0};
+	struct addr_info **path = NULL;
+	size_t path_cap = 0;
+
+	for (size_t i = 0; i < p->nsamples; i++) {
+		const struct prof_sample *sm = &p->samples[i];
+		for (int v = 0; v < PV_COUNT; v++)
+			s->total_v[v] += sm->v[v];
+		double val = sm->v[k];
+		s->total += val;
+		if (val == 0)
+			continue;
+		if (sm->naddrs > path_cap) {
+			path_cap = sm->naddrs * 2;
+			path = xrealloc(path, path_cap * sizeof(*path));
+		}
+		size_t np = 0;
+		for (uint32_t a = 0; a < sm->naddrs; a++) {
+			uint64_t addr = sm->addrs[a];
+			if (addr > 0x7fffffffffffffffULL)
+				continue; /* jeprof drops these as fake entries */
+			struct addr_info *ai = addr_lookup(p, s, pv, o, trim, addr, &b);
+			if (ai->alloc) {
+				np = 0; /* everything so far was inside the allocator */
+				continue;
+			}
+			path[np++] = ai;
+		}
+		if (np == 0)
+			continue;
+		if (o->focus) {
+			int hit = 0;
+			for (size_t a = 0; a < np && !hit; a++)
+				hit = path[a]->focus;
+			if (!hit)
+				continue;
+		}
+		if (o->ignore) {
+			int hit = 0;
+			for (size_t a = 0; a < np && !hit; a++)
+				hit = path[a]->ignore;
+			if (hit)
+				continue;
+		}
+		/* Expand to names, root first: walk the path from the root, each chain from its end. */
+		size_t nf = 0;
+		for (size_t a = 0; a < np; a++)
+			nf += path[a]->n;
+		if (pv->frames_n + nf > pv->frames_cap) {
+			pv->frames_cap = (pv->frames_n + nf) * 2 + 1024;
+			pv->frames = xrealloc(pv->frames, pv->frames_cap * sizeof(*pv->frames));
+		}
+		size_t first = pv->frames_n;
+		for (size_t a = np; a-- > 0;)
+			for (uint32_t c = path[a]->n; c-- > 0;)
+				pv->frames[pv->frames_n++] = pv->pool[path[a]->first + c];
+		if (s->ntraces == pv->traces_cap) {
+			pv->traces_cap = pv->traces_cap ? pv->traces_cap * 2 : 256;
+			s->traces = xrealloc(s->traces, pv->traces_cap * sizeof(*s->traces));
+			pv->trace_first = xrealloc(pv->trace_first, pv->traces_cap * sizeof(*pv->trace_first));
+		}
+		uint32_t t = (uint32_t)s->ntraces++;
+		struct stacks_trace *tr = &s->traces[t];
+		tr->frames = NULL;
+		tr->nframes = (uint32_t)nf;
+		tr->value = val;
+		memcpy(tr->v, sm->v, sizeof(tr->v));
+		tr->sample = sm;
+		pv->trace_first[t] = first;
+		s->kept_total += val;
+		uint32_t *fr = pv->frames + first;
+		s->names[fr[nf - 1]].flat += val;
+		for (size_t f = 0; f < nf; f++) {
+			if (pv->stamp[fr[f]] != t) {
+				pv->stamp[fr[f]] = t;
+				s->names[fr[f]].cum += val;
+			}
+		}
+	}
+	for (size_t t = 0; t < s->ntraces; t++)
+		s->traces[t].frames = pv->frames + pv->trace_first[t];
+	free(path);
+	free(b.p);
+	return 0;
+}
+
+void stacks_release(struct stacks *s)
+{
+	struct priv *pv = s->priv;
+	for (size_t i = 0; i < s->nnames; i++)
+		free((char *)s->names[i].name);
+	free(s->names);
+	free(s->traces);
+	if (pv) {
+		free(pv->addrs);
+		free(pv->pool);
+		free(pv->nslots);
+		free(pv->stamp);
+		free(pv->frames);
+		free(pv->trace_first);
+		free(pv);
+	}
+	memset(s, 0, sizeof(*s));
+}
+
+static const struct stacks *sort_ctx;
+static int sort_by_cum;
+
+static int cmp_rows(const void *x, const void *y)
+{
+	const struct stacks_name *a = &sort_ctx->names[*(const uint32_t *)x];
+	const struct stacks_name *b = &sort_ctx->names[*(const uint32_t *)y];
+	double va = sort_by_cum ? a->cum : a->flat, vb = sort_by_cum ? b->cum : b->flat;
+	if (va != vb)
+		return va > vb ? -1 : 1;
+	return strcmp(a->name, b->name);
+}
+
+uint32_t *stacks_sorted(const struct stacks *s, int by_cum, size_t *n)
+{
+	uint32_t *ids = xrealloc(NULL, (s->nnames + 1) * sizeof(*ids));
+	size_t m = 0;
+	for (size_t i = 0; i < s->nnames; i++)
+		if (s->names[i].flat != 0 || s->names[i].cum != 0)
+			ids[m++] = (uint32_t)i;
+	sort_ctx = s;
+	sort_by_cum = by_cum;
+	qsort(ids, m, sizeof(*ids), cmp_rows);
+	*n = m;
+	return ids;
+}

@@ -1,0 +1,90 @@
+/*
+ * stacks.h - turns a (symbolized) profile into display stacks: every sample's addresses
+ * expanded into their inline chains, named at the chosen granularity, allocator frames
+ * trimmed from the leaf side as jeprof does for jemalloc dumps, --focus/--ignore applied; then
+ * flat and cumulative values per name (a name counted once per stack, as jeprof does).
+ *
+ * It does no printing and no symbolizing: renderers (text, dot, collapsed, flame, report) read
+ * the arrays it fills. CLI only; allocates.
+ */
+#ifndef HEAPTAP_CLI_STACKS_H
+#define HEAPTAP_CLI_STACKS_H
+
+#include <regex.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../profile/model.h"
+#include "common.h"
+
+/* How frames are named. */
+enum stacks_style {
+	STACKS_SHORT = 0, /* jeprof --text names: args and templates removed, inlined frames get
+	                     " (inline)", unresolved frames "0x<16 hex>" */
+	STACKS_FULL       /* collapsed/flame names: full demangled names, inlined frames get
+	                     "[inline]" (jeprof --collapsed), no <addr> tags */
+};
+
+struct stacks_options {
+	int value_index;        /* PV_* used for flat/cum/total and trace values */
+	enum common_gran gran;
+	enum stacks_style style;
+	const regex_t *focus;   /* keep only stacks where some frame's name matches, or NULL */
+	const regex_t *ignore;  /* drop stacks where some frame's name matches, or NULL */
+	int trim;               /* -1: trim allocator frames when p->jemalloc_frames (default),
+	                           0: never, 1: always */
+};
+
+/* Fills o with the defaults for args a (value, granularity, focus/ignore, trim -1, STACKS_SHORT). */
+void stacks_options_from(struct stacks_options *o, const struct common_args *a);
+
+/* One display name. */
+struct stacks_name {
+	const char *name;   /* owned by the struct stacks */
+	double flat;        /* value of traces whose leaf is this name */
+	double cum;         /* value of traces containing this name (once per trace) */
+	int inlined;        /* 1: an inlined frame */
+};
+
+/* One sample after translation: frames root first. */
+struct stacks_trace {
+	uint32_t *frames;   /* name ids, ROOT FIRST (frames[nframes-1] is the leaf); repeats kept */
+	uint32_t nframes;   /* may be 0 if trimming removed everything (then it is not stored) */
+	double value;       /* the selected value */
+	double v[PV_COUNT]; /* all four values of the sample */
+	const struct prof_sample *sample; /* the sample it came from */
+};
+
+struct stacks {
+	struct stacks_name *names;  /* indexed by name id */
+	size_t nnames;
+	struct stacks_trace *traces;/* one per kept sample with a nonzero value (in sample order) */
+	size_t ntraces;
+	double total;               /* selected value summed over ALL samples, before trimming and
+	                               focus/ignore (jeprof's "Total:" line) */
+	double kept_total;          /* summed over the kept traces (the base of percentages) */
+	double total_v[PV_COUNT];   /* every value summed over all samples */
+	void *priv;                 /* internal: arena and indexes */
+};
+
+/* Builds s from p. Returns 0, or -1 on allocation failure (message printed). */
+int stacks_build(struct stacks *s, const struct profile *p, const struct stacks_options *o);
+/* Frees everything s owns. */
+void stacks_release(struct stacks *s);
+
+/* Name ids sorted for jeprof --text: by flat (or cum with by_cum) descending, ties by name
+   ascending (bytewise); names with flat and cum both 0 are left out. Returns a malloc'd array
+   (caller frees) and its length in *n. */
+uint32_t *stacks_sorted(const struct stacks *s, int by_cum, size_t *n);
+
+/* Looks up a name; returns its id or -1. */
+long stacks_find(const struct stacks *s, const char *name);
+
+/* jeprof's short function name: argument lists and template arguments removed, a leading
+   return type dropped. Writes into out (cap bytes) and returns out. */
+char *stacks_short_name(const char *full, char *out, size_t cap);
+
+/* 1 when jeprof's allocator skip list (§1.5) contains this short name. */
+int stacks_is_allocator(const char *short_name);
+
+#endif
