@@ -1,0 +1,85 @@
+# tests/e2e/lib/common.sh - shell helpers shared by the accuracy_* and collector_* test scripts:
+# scratch directory, skip/fail, running a program under the collector (or, to validate a
+# script's own logic, under jemalloc's profiler) and finding the dumps it wrote. Sourced, never
+# run; it starts no profiler by itself and asserts nothing. See tests/e2e/lib/README.md.
+
+ROOT=${ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)}
+HEAPTAP_BUILD=${HEAPTAP_BUILD:-$ROOT/build}
+HEAPTAP_LIB=${HEAPTAP_LIB:-$HEAPTAP_BUILD/libheaptap.so}
+PROGS=$HEAPTAP_BUILD/progs
+ACC_PY="python3 $ROOT/tests/e2e/lib/accuracy.py"
+# heaptap (default) or jemalloc: the second runs the same script against jemalloc's own profiler.
+PROFILER=${HEAPTAP_ACCURACY_PROFILER:-heaptap}
+JEMALLOC_SO=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2
+export PATH="/usr/lib/go/bin:$PATH"
+
+ht_skip() { echo "skip: $*"; exit 77; }
+ht_fail() { echo "FAIL: $*"; exit 1; }
+
+# ht_init: makes $TMP (removed at exit) and skips when the collector or a program is missing.
+ht_init() {
+	TMP=$(mktemp -d)
+	trap 'rm -rf "$TMP"' EXIT
+	case $PROFILER in
+	heaptap) [ -f "$HEAPTAP_LIB" ] || ht_skip "collector $HEAPTAP_LIB is not built" ;;
+	jemalloc) [ -f "$JEMALLOC_SO" ] || ht_skip "$JEMALLOC_SO is not installed" ;;
+	*) ht_fail "unknown HEAPTAP_ACCURACY_PROFILER=$PROFILER" ;;
+	esac
+}
+
+# ht_need_prog NAME: sets BIN to the path of build/progs/NAME (resolved, as jeprof wants the
+# program's exact path), or skips the test when it is not built.
+ht_need_prog() {
+	[ -x "$PROGS/$1" ] || ht_skip "$PROGS/$1 is not built (make progs)"
+	BIN=$(readlink -f "$PROGS/$1")
+}
+
+# ht_run DIR CONF CMD...: runs CMD in DIR under the profiler with dumps prefixed DIR/ht; CONF is
+# extra HEAPTAP_CONF (translated for jemalloc: prof_format dropped). Exit status is CMD's.
+ht_run() {
+	local dir=$1 conf=$2; shift 2
+	mkdir -p "$dir"
+	if [ "$PROFILER" = jemalloc ]; then
+		local jc
+		jc=$(echo "$conf" | tr ',' '\n' | grep -v -e '^prof_format:' -e '^$' | paste -sd, -)
+		(cd "$dir" && LD_PRELOAD=$JEMALLOC_SO \
+			MALLOC_CONF="prof:true,prof_final:true,prof_prefix:$dir/ht${jc:+,$jc}" "$@")
+	else
+		(cd "$dir" && LD_PRELOAD=$HEAPTAP_LIB HEAPTAP_CONF="prof_prefix:$dir/ht${conf:+,$conf}" "$@")
+	fi
+}
+
+# ht_final DIR: the path of the one final dump (DIR/ht.<pid>.<seq>.f.heap), or fails.
+ht_final() {
+	local f n
+	n=$(ls "$1"/ht.*.f.heap 2>/dev/null | wc -l)
+	[ "$n" = 1 ] || { echo "FAIL: expected one final dump in $1, found $n:" >&2; ls -l "$1" >&2; return 1; }
+	f=$(ls "$1"/ht.*.f.heap)
+	echo "$f"
+}
+
+# ht_pprof_input DUMP: the file to give go tool pprof for this run: heaptap's .pb.gz twin, or
+# (jemalloc) the dump converted to the gperftools text Go reads.
+ht_pprof_input() {
+	if [ "$PROFILER" = jemalloc ]; then
+		$ACC_PY heapv2-to-legacy "$1" >"${1%.heap}.legacy" || return 1
+		echo "${1%.heap}.legacy"
+	else
+		[ -s "${1%.heap}.pb.gz" ] || { echo "FAIL: no pprof twin ${1%.heap}.pb.gz" >&2; return 1; }
+		echo "${1%.heap}.pb.gz"
+	fi
+}
+
+# ht_mode: which truth column applies: requested sizes (heaptap) or usable sizes (jemalloc).
+ht_mode() { [ "$PROFILER" = jemalloc ] && echo usable || echo req; }
+
+# ht_jeprof PROG DUMP OUT: jeprof's byte report into OUT (stderr into OUT.err).
+ht_jeprof() {
+	jeprof --text --show_bytes "$1" "$2" >"$3" 2>"$3.err" || { cat "$3.err"; return 1; }
+}
+
+# ht_gopprof PROG INPUT OUT: go tool pprof's in-use bytes, symbolized from the local binary.
+ht_gopprof() {
+	go tool pprof -top -unit=B -sample_index=inuse_space -symbolize=local -nodecount=1000 \
+		"$1" "$2" >"$3" 2>"$3.err" || { cat "$3.err"; return 1; }
+}
