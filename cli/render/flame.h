@@ -1,0 +1,91 @@
+/*
+ * flame.h - flame graph layout and the interactive SVG writer, from a generic input: stacks of
+ * frame names, root first, each with a value (and, for a differential graph, a base value).
+ *
+ * Stacks are merged by name path (a frame is its name plus an inline mark), siblings ordered by
+ * name, widths proportional to the value, frames narrower than the minimum width pruned (their
+ * values stay in their parents, so every drawn width is right). The SVG carries its own CSS and
+ * JavaScript (hover details, click to zoom, Reset Zoom, regex Search with `Matched: P%`, Ctrl-F);
+ * the same script drives several graphs inlined into one HTML page (svgscript.h). This knows
+ * nothing about profiles or symbols: cli/cmd_flame.c and cli/render/report.c feed it. CLI only:
+ * it allocates freely and aborts on out-of-memory.
+ */
+#ifndef HEAPTAP_CLI_RENDER_FLAME_H
+#define HEAPTAP_CLI_RENDER_FLAME_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+struct flame_graph; /* opaque: the merged tree */
+
+/* Optional per-frame extras for the tooltip. */
+struct flame_frame_info {
+	const char *file; /* source file, or NULL */
+	int line;         /* 0 when unknown */
+	int inlined;      /* 1: the frame was inlined into its caller (marked " [inline]", dashed) */
+};
+
+/* Creates an empty graph. reverse = 1 merges every stack from its leaf side (flamegraph.pl
+   --reverse): flame_add then reverses the names it is given. */
+struct flame_graph *flame_new(int reverse);
+void flame_free(struct flame_graph *g);
+
+/*
+ * Adds one stack: names[0] is the root-most frame, names[n-1] the leaf; info is NULL or n
+ * entries parallel to names. value is what the widths show (B, the "after" profile, in a
+ * differential graph); base is the "before" value (0 when not differential). Strings are
+ * copied. Stacks with n == 0 count into the root only. Negative values are added as given
+ * (a caller that wants them clamped clamps them). The first file:line seen for a merged
+ * frame is the one the tooltip shows.
+ */
+void flame_add(struct flame_graph *g, const char *const *names, const struct flame_frame_info *info,
+               size_t n, double value, double base);
+
+/* Sum of the values added (the root's value), and of the base values. */
+double flame_total(const struct flame_graph *g);
+double flame_base_total(const struct flame_graph *g);
+/* Number of merged frames, the root included. */
+size_t flame_nframes(const struct flame_graph *g);
+
+enum flame_palette { FLAME_MEM, FLAME_HOT, FLAME_IO, FLAME_RED, FLAME_GREEN, FLAME_BLUE, FLAME_AQUA,
+                     FLAME_YELLOW, FLAME_PURPLE, FLAME_ORANGE };
+
+struct flame_options {
+	const char *title;      /* NULL: "Flame Graph", or "Icicle Graph" when inverted */
+	const char *subtitle;   /* NULL: none */
+	const char *countname;  /* unit in tooltips; NULL: "bytes" */
+	enum flame_palette palette;
+	int width;              /* image width px (default 1200) */
+	int frame_height;       /* px per frame (default 16) */
+	double minwidth;        /* frames narrower are not drawn: px, or percent of the total */
+	int minwidth_pct;       /* 1: minwidth is a percentage */
+	int inverted;           /* icicle: root at top */
+	int differential;       /* colour by value - base: red grew, blue shrank */
+	int fragment;           /* 1: no XML prolog and no <script> (for inlining into HTML that
+	                           includes flame_script() once); 0: a standalone .svg document */
+	const char *id;         /* prefix for element ids (unique per page), NULL: "htf" */
+};
+
+/* Fills o with the defaults above (mem palette, bytes, 1200 x 16, minwidth 0.1 px). */
+void flame_options_init(struct flame_options *o);
+
+/* Parses a palette name ("mem", "hot", "io", "red", ...). Returns 0, or -1 if unknown. */
+int flame_palette_parse(const char *name, enum flame_palette *out);
+
+/* Counts of what the last flame_write_svg drew (for tests and --verbose). */
+struct flame_stats {
+	size_t drawn;      /* frames written */
+	size_t pruned;     /* frames narrower than minwidth, not written */
+	int max_depth;     /* deepest drawn frame (root = 0) */
+	int height;        /* image height px */
+};
+
+/* Lays out and writes the SVG to out. Returns 0, or -1 after a write error (errno set). st may be
+   NULL. */
+int flame_write_svg(const struct flame_graph *g, const struct flame_options *o, FILE *out,
+                    struct flame_stats *st);
+
+/* The script and CSS a standalone graph embeds, and an HTML page includes once for all its
+   graphs, are in svgscript.h. */
+
+#endif

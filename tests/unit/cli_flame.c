@@ -1,0 +1,277 @@
+/*
+ * cli_flame.c - unit test of the flame graph layout and SVG writer (cli/render/flame.h) with
+ * synthetic stacks: merging by name path, widths against values, pruning, ordering, inverted
+ * and reversed graphs, differential colours, inline marks, escaping and label truncation.
+ * It reads the SVG text back with a tiny attribute scanner; the browser test covers the script.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../cli/render/flame.h"
+#include "../../cli/render/svgutil.h"
+
+static int failures;
+
+#define CHECK(cond, ...)                                                          \
+	do {                                                                      \
+		if (!(cond)) {                                                    \
+			fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
+			fprintf(stderr, __VA_ARGS__);                             \
+			fputc('\n', stderr);                                      \
+			failures++;                                               \
+		}                                                                 \
+	} while (0)
+
+static char *render(struct flame_graph *g, const struct flame_options *o, struct flame_stats *st)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	if (!f || flame_write_svg(g, o, f, st) != 0) {
+		fprintf(stderr, "render failed\n");
+		exit(1);
+	}
+	fclose(f);
+	return buf;
+}
+
+struct frame {
+	int found;
+	double x, y, w;
+	int r, g, b;
+	char tip[512];
+	char label[256];
+	int inl;
+};
+
+/* Finds the n-th (0-based) frame whose tooltip starts with `prefix` followed by " (". */
+static struct frame find_frame(const char *svg, const char *prefix, int nth)
+{
+	struct frame fr;
+	memset(&fr, 0, sizeof fr);
+	const char *p = strstr(svg, "<g class=\"frames\">");
+	size_t pl = strlen(prefix);
+	while (p && (p = strstr(p, "<title>")) != NULL) {
+		const char *t = p + 7;
+		if (strncmp(t, prefix, pl) == 0 && strncmp(t + pl, " (", 2) == 0 && nth-- == 0) {
+			const char *g = p;
+			while (g > svg && strncmp(g, "<g", 2) != 0)
+				g--;
+			fr.inl = strncmp(g, "<g class=\"inl\"", 14) == 0;
+			const char *e = strstr(t, "</title>");
+			size_t n = (size_t)(e - t) < sizeof fr.tip - 1 ? (size_t)(e - t) : sizeof fr.tip - 1;
+			memcpy(fr.tip, t, n);
+			const char *r = strstr(e, "<rect");
+			sscanf(strstr(r, " x=\"") + 4, "%lf", &fr.x);
+			sscanf(strstr(r, " y=\"") + 4, "%lf", &fr.y);
+			sscanf(strstr(r, " width=\"") + 8, "%lf", &fr.w);
+			sscanf(strstr(r, "fill=\"rgb(") + 10, "%d,%d,%d", &fr.r, &fr.g, &fr.b);
+			const char *l = strchr(strstr(r, "<text"), '>') + 1;
+			const char *le = strstr(l, "</text>");
+			n = (size_t)(le - l) < sizeof fr.label - 1 ? (size_t)(le - l) : sizeof fr.label - 1;
+			memcpy(fr.label, l, n);
+			fr.found = 1;
+			return fr;
+		}
+		p = t;
+	}
+	return fr;
+}
+
+static size_t count_str(const char *s, const char *needle)
+{
+	size_t n = 0;
+	for (const char *p = s; (p = strstr(p, needle)) != NULL; p += strlen(needle))
+		n++;
+	return n;
+}
+
+static void test_basic(void)
+{
+	struct flame_graph *g = flame_new(0);
+	const char *s1[] = {"main", "mid", "leaf_a"};
+	const char *s2[] = {"main", "mid", "leaf_b"};
+	const char *s3[] = {"main", "other"};
+	const char *s4[] = {"main", "mid", "leaf_a"}; /* merges into s1 */
+	flame_add(g, s1, NULL, 3, 300, 0);
+	flame_add(g, s2, NULL, 3, 100, 0);
+	flame_add(g, s3, NULL, 2, 400, 0);
+	flame_add(g, s4, NULL, 3, 200, 0);
+	CHECK(flame_total(g) == 1000, "total %g", flame_total(g));
+	CHECK(flame_nframes(g) == 6, "frames %zu", flame_nframes(g)); /* all main mid leaf_a leaf_b other */
+
+	struct flame_options o;
+	flame_options_init(&o);
+	struct flame_stats st;
+	char *svg = render(g, &o, &st);
+	CHECK(strncmp(svg, "<?xml", 5) == 0, "prolog missing");
+	CHECK(strstr(svg, "htflameInit") != NULL, "script missing");
+	CHECK(st.drawn == 6 && st.pruned == 0 && st.max_depth == 3, "drawn %zu pruned %zu depth %d",
+	      st.drawn, st.pruned, st.max_depth);
+
+	struct frame all = find_frame(svg, "all", 0), mainf = find_frame(svg, "main", 0);
+	struct frame mid = find_frame(svg, "mid", 0), la = find_frame(svg, "leaf_a", 0);
+	struct frame lb = find_frame(svg, "leaf_b", 0), oth = find_frame(svg, "other", 0);
+	CHECK(all.found && mainf.found && mid.found && la.found && lb.found && oth.found, "a frame is missing");
+	CHECK(fabs(all.w - 1180) < 0.01 && fabs(all.x - 10) < 0.01, "root x %g w %g", all.x, all.w);
+	CHECK(strcmp(all.tip, "all (1,000 bytes, 100.00%)") == 0, "root tip '%s'", all.tip);
+	CHECK(strcmp(la.tip, "leaf_a (500 bytes, 50.00%)") == 0, "leaf_a tip '%s'", la.tip);
+	CHECK(fabs(la.w - 590) < 0.02, "leaf_a w %g", la.w);
+	CHECK(fabs(lb.w - 118) < 0.02, "leaf_b w %g", lb.w);
+	CHECK(fabs(mid.w - 708) < 0.02, "mid w %g", mid.w);
+	CHECK(fabs(oth.w - 472) < 0.02, "other w %g", oth.w);
+	/* siblings in name order: leaf_a then leaf_b inside mid; mid before other inside main */
+	CHECK(fabs(la.x - mid.x) < 0.01 && fabs(lb.x - (la.x + la.w)) < 0.02, "leaf order %g %g %g", mid.x, la.x, lb.x);
+	CHECK(fabs(oth.x - (mid.x + mid.w)) < 0.02, "other x %g", oth.x);
+	/* root at the bottom, each level one frame height (16) above its parent */
+	CHECK(fabs(mainf.y - (all.y - 16)) < 0.01 && fabs(la.y - (all.y - 48)) < 0.01, "y %g %g %g",
+	      all.y, mainf.y, la.y);
+	CHECK(all.y + 16 + 34 == st.height, "bottom pad: root y %g height %d", all.y, st.height);
+	/* mem palette: greens/blues, never red-dominant */
+	CHECK(la.g > la.r && lb.g > lb.r && oth.g > oth.r, "mem colours %d,%d,%d", la.r, la.g, la.b);
+	CHECK(strcmp(la.label, "leaf_a") == 0, "label '%s'", la.label);
+	free(svg);
+
+	/* inverted: root at the top, below the title area */
+	o.inverted = 1;
+	svg = render(g, &o, &st);
+	all = find_frame(svg, "all", 0);
+	la = find_frame(svg, "leaf_a", 0);
+	CHECK(fabs(all.y - 36) < 0.01 && fabs(la.y - (36 + 48)) < 0.01, "inverted y %g %g", all.y, la.y);
+	CHECK(strstr(svg, ">Icicle Graph</text>") != NULL, "icicle title");
+	free(svg);
+	flame_free(g);
+}
+
+static void test_prune_escape_truncate(void)
+{
+	struct flame_graph *g = flame_new(0);
+	const char *big[] = {"std::vector<int>::push_back(int&&)", "a & b"};
+	const char *tiny[] = {"std::vector<int>::push_back(int&&)", "tiny_leaf"};
+	char longname[300];
+	memset(longname, 'x', sizeof longname - 1);
+	longname[sizeof longname - 1] = 0;
+	const char *lng[] = {longname};
+	flame_add(g, big, NULL, 2, 100000, 0);
+	flame_add(g, tiny, NULL, 2, 5, 0);   /* 5/200005 * 1180 = 0.03 px < 0.1: pruned */
+	flame_add(g, lng, NULL, 1, 100000, 0);
+
+	struct flame_options o;
+	flame_options_init(&o);
+	struct flame_stats st;
+	char *svg = render(g, &o, &st);
+	CHECK(st.pruned == 1 && st.drawn == 4, "pruned %zu drawn %zu", st.pruned, st.drawn);
+	CHECK(strstr(svg, "tiny_leaf") == NULL, "pruned frame was drawn");
+	struct frame v = find_frame(svg, "std::vector&lt;int&gt;::push_back(int&amp;&amp;)", 0);
+	CHECK(v.found, "escaped name not found");
+	/* the pruned child's value stays in its parent */
+	CHECK(strstr(v.tip, "(100,005 bytes,") != NULL, "parent tip '%s'", v.tip);
+	CHECK(find_frame(svg, "a &amp; b", 0).found, "a & b not escaped");
+	struct frame l = find_frame(svg, longname, 0);
+	CHECK(l.found, "long frame missing");
+	/* width 589.99 - 3 px of 7.08 px characters: 82 fit, 80 shown plus ".." */
+	size_t ll = strlen(l.label);
+	CHECK(ll == 82 && strcmp(l.label + 80, "..") == 0, "label len %zu '%s'", ll, l.label);
+	free(svg);
+
+	/* a percentage minwidth: 10% of 1180 px */
+	o.minwidth = 60;
+	o.minwidth_pct = 1;
+	svg = render(g, &o, &st);
+	CHECK(st.drawn == 1, "60%% minwidth drew %zu", st.drawn); /* only the root is >= 60% */
+	free(svg);
+	flame_free(g);
+}
+
+static void test_reverse_inline(void)
+{
+	struct flame_graph *g = flame_new(1);
+	const char *s1[] = {"main", "a", "alloc_site"};
+	const char *s2[] = {"main", "b", "alloc_site"};
+	struct flame_frame_info info[3] = {{"main.c", 10, 0}, {"a.c", 20, 1}, {"site.c", 30, 0}};
+	flame_add(g, s1, info, 3, 10, 0);
+	flame_add(g, s2, NULL, 3, 30, 0);
+	struct flame_options o;
+	flame_options_init(&o);
+	char *svg = render(g, &o, NULL);
+	/* reversed: alloc_site sits directly on the root and holds everything */
+	struct frame site = find_frame(svg, "alloc_site", 0), all = find_frame(svg, "all", 0);
+	CHECK(site.found && fabs(site.w - all.w) < 0.01 && fabs(site.y - (all.y - 16)) < 0.01,
+	      "reverse: site w %g y %g", site.w, site.y);
+	CHECK(strstr(site.tip, "\nat site.c:30") != NULL, "file:line tip '%s'", site.tip);
+	struct frame a = find_frame(svg, "a [inline]", 0);
+	CHECK(a.found && a.inl, "inline frame not marked");
+	CHECK(strstr(a.tip, "at a.c:20") != NULL, "inline tip '%s'", a.tip);
+	CHECK(count_str(svg, "<g class=\"inl\">") == 1, "inline count");
+	free(svg);
+	flame_free(g);
+}
+
+static void test_differential(void)
+{
+	struct flame_graph *g = flame_new(0);
+	const char *grow[] = {"main", "grows"};
+	const char *shrink[] = {"main", "shrinks"};
+	const char *same[] = {"main", "same"};
+	const char *gone[] = {"main", "gone"};
+	flame_add(g, grow, NULL, 2, 5000, 1000);
+	flame_add(g, shrink, NULL, 2, 1000, 3000);
+	flame_add(g, same, NULL, 2, 2000, 2000);
+	flame_add(g, gone, NULL, 2, 0, 700);
+	CHECK(flame_base_total(g) == 6700, "base total %g", flame_base_total(g));
+	struct flame_options o;
+	flame_options_init(&o);
+	o.differential = 1;
+	char *svg = render(g, &o, NULL);
+	struct frame gr = find_frame(svg, "grows", 0), sh = find_frame(svg, "shrinks", 0);
+	struct frame sa = find_frame(svg, "same", 0);
+	CHECK(gr.found && sh.found && sa.found, "diff frames missing");
+	CHECK(!find_frame(svg, "gone", 0).found, "base-only frame drawn");
+	CHECK(gr.r == 255 && gr.g == 0 && gr.b == 0, "grows colour %d,%d,%d", gr.r, gr.g, gr.b);
+	CHECK(sh.b == 255 && sh.r == 110 && sh.g == 110, "shrinks colour %d,%d,%d", sh.r, sh.g, sh.b);
+	CHECK(sa.r == sa.g && sa.g == sa.b, "same colour %d,%d,%d", sa.r, sa.g, sa.b);
+	CHECK(strstr(gr.tip, "base 1,000 bytes") && strstr(gr.tip, "delta +4,000 bytes (+400.00%)"),
+	      "diff tip '%s'", gr.tip);
+	CHECK(fabs(gr.w - 1180.0 * 5000 / 8000) < 0.02, "diff width %g", gr.w);
+	free(svg);
+	flame_free(g);
+}
+
+static void test_util(void)
+{
+	char b[32];
+	CHECK(strcmp(svgutil_commas(b, 1234567.4), "1,234,567") == 0, "%s", b);
+	CHECK(strcmp(svgutil_commas(b, -999.6), "-1,000") == 0, "%s", b);
+	CHECK(strcmp(svgutil_commas(b, 0), "0") == 0, "%s", b);
+	CHECK(strcmp(svgutil_bytes(b, 1536), "1.5 KiB") == 0, "%s", b);
+	CHECK(strcmp(svgutil_bytes(b, 100), "100 B") == 0, "%s", b);
+	CHECK(svgutil_nchars("h\xc3\xa9llo") == 5, "nchars");
+	CHECK(svgutil_prefix_bytes("\xc3\xa9\xc3\xa9x", 2) == 4, "prefix bytes");
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	svgutil_escape(f, "a\x01<\xff\xc3\xa9\"");
+	fclose(f);
+	CHECK(strcmp(buf, "a?&lt;?\xc3\xa9&quot;") == 0, "escape '%s'", buf);
+	free(buf);
+	enum flame_palette p;
+	CHECK(flame_palette_parse("hot", &p) == 0 && p == FLAME_HOT, "hot");
+	CHECK(flame_palette_parse("nope", &p) == -1, "unknown palette");
+}
+
+int main(void)
+{
+	test_basic();
+	test_prune_escape_truncate();
+	test_reverse_inline();
+	test_differential();
+	test_util();
+	if (failures) {
+		fprintf(stderr, "%d check(s) failed\n", failures);
+		return 1;
+	}
+	printf("cli_flame: all checks passed\n");
+	return 0;
+}
