@@ -74,6 +74,9 @@ struct profile {
 	char *source;        /* file name the profile came from (for messages) */
 	int jemalloc_frames; /* 1 when frames inside the allocator may lead stacks (jemalloc dumps):
 	                        renderers then trim them by name as jeprof does */
+	char *trigger;       /* heaptap dumps: what wrote it ("final", "interval", ...), else NULL */
+	int64_t start_time_ns;/* heaptap dumps: when the collector started, 0 when unknown */
+	unsigned long skipped_lines; /* lines the reader did not understand and skipped (as jeprof does) */
 
 	struct prof_symtab *syms; /* symbols the input carried, or NULL */
 
@@ -94,7 +97,9 @@ void profile_add_mapping(struct profile *p, uint64_t start, uint64_t limit, uint
 /* Merges samples with identical address lists, summing values; drops all-zero samples. */
 void profile_compact(struct profile *p);
 /* Adds every sample and missing mapping of src to dst, values multiplied by sign (+1 merge,
-   -1 subtract, as jeprof --base does). */
+   -1 subtract, as jeprof --base does). Afterwards dst holds each stack once (identical stacks
+   summed, like profile_compact) but all-zero samples are kept; symbols of src are added to
+   dst->syms. src must not be dst. */
 void profile_merge(struct profile *dst, const struct profile *src, double sign);
 /* Returns the mapping containing addr, or NULL. */
 const struct prof_mapping *profile_find_mapping(const struct profile *p, uint64_t addr);
@@ -102,5 +107,11 @@ const struct prof_mapping *profile_find_mapping(const struct profile *p, uint64_
 char *profile_strdup(struct profile *p, const char *s);
 /* Sum of value index k over all samples. */
 double profile_total(const struct profile *p, int k);
+
+/* Allocates n bytes (8-aligned, uninitialised) in the profile's arena; freed with the profile. */
+void *profile_alloc(struct profile *p, size_t n);
+/* Returns every distinct address of every sample, sorted ascending, in a malloc'd array the
+   caller frees; *n receives the count. For resolving each address once. */
+uint64_t *profile_unique_addrs(const struct profile *p, size_t *n);
 
 #endif

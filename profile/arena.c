@@ -1,0 +1,123 @@
+/*
+ * arena.c - the bump allocator behind the profile model and the symbol table (see arena.h).
+ * Chunks grow geometrically up to 1 MiB; a request bigger than a chunk gets a chunk of its own.
+ * Not thread-safe and never used inside the collector.
+ */
+#include "arena.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct arena_chunk {
+	struct arena_chunk *next;
+	size_t size;
+	/* data follows, 16-byte aligned by the allocation */
+	max_align_t data[];
+};
+
+enum { ARENA_MIN_CHUNK = 4096, ARENA_MAX_CHUNK = 1 << 20 };
+
+static void arena_oom(void)
+{
+	fputs("heaptap: out of memory\n", stderr);
+	abort();
+}
+
+void *arena_xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p)
+		arena_oom();
+	return p;
+}
+
+void *arena_xrealloc(void *p, size_t n)
+{
+	void *q = realloc(p, n ? n : 1);
+	if (!q)
+		arena_oom();
+	return q;
+}
+
+void *arena_xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+	if (!p)
+		arena_oom();
+	return p;
+}
+
+void arena_init(struct arena *a)
+{
+	a->head = NULL;
+	a->cur = a->end = NULL;
+	a->nbytes = 0;
+}
+
+void arena_release(struct arena *a)
+{
+	struct arena_chunk *c = a->head;
+	while (c) {
+		struct arena_chunk *next = c->next;
+		free(c);
+		c = next;
+	}
+	arena_init(a);
+}
+
+void *arena_alloc(struct arena *a, size_t n)
+{
+	n = (n + 7) & ~(size_t)7;
+	if (n == 0)
+		n = 8;
+	if ((size_t)(a->end - a->cur) < n || !a->cur) {
+		size_t size = a->head ? a->head->size * 2 : ARENA_MIN_CHUNK;
+		if (size > ARENA_MAX_CHUNK)
+			size = ARENA_MAX_CHUNK;
+		if (size < n)
+			size = n;
+		if (size > SIZE_MAX - sizeof(struct arena_chunk))
+			arena_oom();
+		struct arena_chunk *c = arena_xmalloc(sizeof *c + size);
+		c->size = size;
+		if (n > ARENA_MAX_CHUNK / 4 && a->head) {
+			/* A big block: keep the current chunk's free space for later small requests. */
+			c->next = a->head->next;
+			a->head->next = c;
+			a->nbytes += n;
+			return c->data;
+		}
+		c->next = a->head;
+		a->head = c;
+		a->cur = (char *)c->data;
+		a->end = a->cur + size;
+	}
+	void *p = a->cur;
+	a->cur += n;
+	a->nbytes += n;
+	return p;
+}
+
+char *arena_strndup(struct arena *a, const char *s, size_t n)
+{
+	char *d = arena_alloc(a, n + 1);
+	if (n)
+		memcpy(d, s, n);
+	d[n] = '\0';
+	return d;
+}
+
+char *arena_strdup(struct arena *a, const char *s)
+{
+	return arena_strndup(a, s, strlen(s));
+}
+
+void *arena_memdup(struct arena *a, const void *p, size_t n)
+{
+	void *d = arena_alloc(a, n);
+	if (n)
+		memcpy(d, p, n);
+	return d;
+}

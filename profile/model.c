@@ -1,0 +1,420 @@
+/*
+ * model.c - the analyzer's in-memory heap profile (see model.h): samples, mappings, the arena
+ * that owns their strings and address arrays, and the hash-based merging of identical stacks.
+ * It does not read or write any format and never runs inside the collector.
+ */
+#include "model.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "arena.h"
+#include "symtab.h"
+
+/* What p->arena points to: the arena plus caches that are rebuilt when stale. */
+struct profile_priv {
+	struct arena arena;
+	/* Mapping index sorted by start, valid while maps/nmaps are unchanged. */
+	size_t *map_order;
+	size_t map_order_n;
+	const struct prof_mapping *map_order_base;
+};
+
+/* Created on first use, so an initialised or released profile owns no memory. */
+static struct profile_priv *profile_priv(struct profile *p)
+{
+	if (!p->arena) {
+		struct profile_priv *pv = arena_xcalloc(1, sizeof *pv);
+		arena_init(&pv->arena);
+		p->arena = pv;
+	}
+	return p->arena;
+}
+
+void profile_init(struct profile *p)
+{
+	memset(p, 0, sizeof *p);
+}
+
+void profile_release(struct profile *p)
+{
+	struct profile_priv *pv = p->arena;
+	if (pv) {
+		arena_release(&pv->arena);
+		free(pv->map_order);
+		free(pv);
+	}
+	free(p->samples);
+	free(p->maps);
+	if (p->syms)
+		symtab_free(p->syms);
+	profile_init(p);
+}
+
+char *profile_strdup(struct profile *p, const char *s)
+{
+	return arena_strdup(&profile_priv(p)->arena, s ? s : "");
+}
+
+void *profile_alloc(struct profile *p, size_t n)
+{
+	return arena_alloc(&profile_priv(p)->arena, n);
+}
+
+static struct prof_sample *profile_push(struct profile *p)
+{
+	if (p->nsamples == p->cap) {
+		p->cap = p->cap ? p->cap * 2 : 64;
+		p->samples = arena_xrealloc(p->samples, p->cap * sizeof *p->samples);
+	}
+	return &p->samples[p->nsamples++];
+}
+
+void profile_add(struct profile *p, const uint64_t *addrs, uint32_t naddrs, const double v[PV_COUNT])
+{
+	static const uint64_t zero;
+	if (naddrs == 0) {
+		addrs = &zero;
+		naddrs = 1;
+	}
+	struct prof_sample *s = profile_push(p);
+	s->addrs = arena_memdup(&profile_priv(p)->arena, addrs, naddrs * sizeof *addrs);
+	s->naddrs = naddrs;
+	for (int k = 0; k < PV_COUNT; k++)
+		s->v[k] = v[k];
+}
+
+void profile_add_mapping(struct profile *p, uint64_t start, uint64_t limit, uint64_t offset,
+                         const char *path, const char *build_id)
+{
+	if (p->nmaps == p->maps_cap) {
+		p->maps_cap = p->maps_cap ? p->maps_cap * 2 : 16;
+		p->maps = arena_xrealloc(p->maps, p->maps_cap * sizeof *p->maps);
+	}
+	struct prof_mapping *m = &p->maps[p->nmaps++];
+	m->start = start;
+	m->limit = limit;
+	m->offset = offset;
+	m->path = profile_strdup(p, path);
+	m->build_id = NULL;
+	m->unloaded = 0;
+	if (build_id && *build_id) {
+		m->build_id = profile_strdup(p, build_id);
+		for (char *c = m->build_id; *c; c++)
+			if (*c >= 'A' && *c <= 'Z')
+				*c = (char)(*c - 'A' + 'a');
+	}
+}
+
+/* ---- hashing stacks ---- */
+
+static uint64_t mix64(uint64_t h)
+{
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ULL;
+	h ^= h >> 33;
+	return h;
+}
+
+static uint64_t stack_hash(const uint64_t *a, uint32_t n)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ULL ^ n;
+	for (uint32_t i = 0; i < n; i++)
+		h = (h ^ a[i]) * 0x100000001b3ULL + (h >> 29);
+	return mix64(h);
+}
+
+static int stack_equal(const struct prof_sample *x, const struct prof_sample *y)
+{
+	return x->naddrs == y->naddrs && memcmp(x->addrs, y->addrs, x->naddrs * sizeof *x->addrs) == 0;
+}
+
+/* An open-addressing table of sample indexes (+1; 0 = empty) keyed by stack. */
+struct stack_index {
+	uint32_t *slots;
+	uint64_t *hashes; /* per slot, to skip most comparisons */
+	size_t mask;
+	size_t count;
+};
+
+static void stack_index_init(struct stack_index *ix, size_t expected)
+{
+	size_t n = 64;
+	while (n < expected * 2)
+		n <<= 1;
+	ix->slots = arena_xcalloc(n, sizeof *ix->slots);
+	ix->hashes = arena_xmalloc(n * sizeof *ix->hashes);
+	ix->mask = n - 1;
+	ix->count = 0;
+}
+
+static void stack_index_free(struct stack_index *ix)
+{
+	free(ix->slots);
+	free(ix->hashes);
+}
+
+static void stack_index_grow(struct stack_index *ix)
+{
+	struct stack_index big;
+	stack_index_init(&big, (ix->mask + 1));
+	for (size_t i = 0; i <= ix->mask; i++) {
+		if (!ix->slots[i])
+			continue;
+		size_t j = ix->hashes[i] & big.mask;
+		while (big.slots[j])
+			j = (j + 1) & big.mask;
+		big.slots[j] = ix->slots[i];
+		big.hashes[j] = ix->hashes[i];
+	}
+	big.count = ix->count;
+	stack_index_free(ix);
+	*ix = big;
+}
+
+/* Finds the sample of samples[] with the same stack as s; returns its index, or inserts
+   `insert_as` (when not SIZE_MAX) and returns SIZE_MAX. */
+static size_t stack_index_find(struct stack_index *ix, const struct prof_sample *samples,
+                               const struct prof_sample *s, size_t insert_as)
+{
+	uint64_t h = stack_hash(s->addrs, s->naddrs);
+	size_t j = h & ix->mask;
+	while (ix->slots[j]) {
+		size_t k = ix->slots[j] - 1;
+		if (ix->hashes[j] == h && stack_equal(&samples[k], s))
+			return k;
+		j = (j + 1) & ix->mask;
+	}
+	if (insert_as != SIZE_MAX) {
+		ix->slots[j] = (uint32_t)(insert_as + 1);
+		ix->hashes[j] = h;
+		if (++ix->count * 2 > ix->mask + 1)
+			stack_index_grow(ix);
+	}
+	return SIZE_MAX;
+}
+
+static int sample_is_zero(const struct prof_sample *s)
+{
+	for (int k = 0; k < PV_COUNT; k++)
+		if (s->v[k] != 0)
+			return 0;
+	return 1;
+}
+
+/* Merges identical stacks in place (keeping first-seen order); drops all-zero samples when
+   drop_zero. Returns the index built over the result when want_index (else frees it). */
+static void profile_compact_impl(struct profile *p, int drop_zero, struct stack_index *keep)
+{
+	struct stack_index ix;
+	stack_index_init(&ix, p->nsamples);
+	size_t out = 0;
+	for (size_t i = 0; i < p->nsamples; i++) {
+		struct prof_sample *s = &p->samples[i];
+		size_t k = stack_index_find(&ix, p->samples, s, out);
+		if (k == SIZE_MAX) {
+			p->samples[out++] = *s;
+		} else {
+			for (int v = 0; v < PV_COUNT; v++)
+				p->samples[k].v[v] += s->v[v];
+		}
+	}
+	p->nsamples = out;
+	if (drop_zero) {
+		size_t w = 0;
+		for (size_t i = 0; i < p->nsamples; i++)
+			if (!sample_is_zero(&p->samples[i]))
+				p->samples[w++] = p->samples[i];
+		if (w != p->nsamples) {
+			p->nsamples = w;
+			if (keep) { /* indexes moved: rebuild */
+				stack_index_free(&ix);
+				stack_index_init(&ix, w);
+				for (size_t i = 0; i < w; i++)
+					stack_index_find(&ix, p->samples, &p->samples[i], i);
+			}
+		}
+	}
+	if (keep)
+		*keep = ix;
+	else
+		stack_index_free(&ix);
+}
+
+void profile_compact(struct profile *p)
+{
+	profile_compact_impl(p, 1, NULL);
+}
+
+static int mapping_same(const struct prof_mapping *a, const struct prof_mapping *b)
+{
+	return a->start == b->start && a->limit == b->limit && a->offset == b->offset &&
+	       strcmp(a->path, b->path) == 0;
+}
+
+void profile_merge(struct profile *dst, const struct profile *src, double sign)
+{
+	struct stack_index ix;
+	profile_compact_impl(dst, 0, &ix);
+	struct arena *ar = &profile_priv(dst)->arena;
+	for (size_t i = 0; i < src->nsamples; i++) {
+		const struct prof_sample *s = &src->samples[i];
+		size_t k = stack_index_find(&ix, dst->samples, s, dst->nsamples);
+		if (k != SIZE_MAX) {
+			for (int v = 0; v < PV_COUNT; v++)
+				dst->samples[k].v[v] += sign * s->v[v];
+			continue;
+		}
+		struct prof_sample *d = profile_push(dst);
+		d->addrs = arena_memdup(ar, s->addrs, s->naddrs * sizeof *s->addrs);
+		d->naddrs = s->naddrs;
+		for (int v = 0; v < PV_COUNT; v++)
+			d->v[v] = sign * s->v[v];
+	}
+	stack_index_free(&ix);
+
+	for (size_t i = 0; i < src->nmaps; i++) {
+		const struct prof_mapping *m = &src->maps[i];
+		int found = 0;
+		for (size_t j = 0; j < dst->nmaps && !found; j++)
+			found = mapping_same(&dst->maps[j], m);
+		if (found)
+			continue;
+		profile_add_mapping(dst, m->start, m->limit, m->offset, m->path, m->build_id);
+		dst->maps[dst->nmaps - 1].unloaded = m->unloaded;
+	}
+	if (src->has_alloc)
+		dst->has_alloc = 1;
+	if (!dst->period)
+		dst->period = src->period;
+	if (src->jemalloc_frames)
+		dst->jemalloc_frames = 1;
+	if (!dst->format && src->format)
+		dst->format = profile_strdup(dst, src->format);
+	if (!dst->exe_path && src->exe_path)
+		dst->exe_path = profile_strdup(dst, src->exe_path);
+	if (!dst->cmdline && src->cmdline)
+		dst->cmdline = profile_strdup(dst, src->cmdline);
+	if (!dst->pid)
+		dst->pid = src->pid;
+	if (src->time_ns > dst->time_ns)
+		dst->time_ns = src->time_ns;
+	if (src->syms) {
+		if (!dst->syms)
+			dst->syms = symtab_new();
+		symtab_merge(dst->syms, src->syms);
+	}
+}
+
+/* ---- mappings ---- */
+
+static const struct prof_mapping *sort_base;
+static int map_cmp(const void *a, const void *b)
+{
+	uint64_t x = sort_base[*(const size_t *)a].start, y = sort_base[*(const size_t *)b].start;
+	return x < y ? -1 : x > y;
+}
+
+const struct prof_mapping *profile_find_mapping(const struct profile *p, uint64_t addr)
+{
+	struct profile_priv *pv = p->arena;
+	if (p->nmaps == 0)
+		return NULL;
+	if (!pv) { /* maps filled in by hand: no index */
+		for (size_t i = 0; i < p->nmaps; i++)
+			if (addr >= p->maps[i].start && addr < p->maps[i].limit)
+				return &p->maps[i];
+		return NULL;
+	}
+	if (pv->map_order_n != p->nmaps || pv->map_order_base != p->maps) {
+		free(pv->map_order);
+		pv->map_order = arena_xmalloc(p->nmaps * sizeof *pv->map_order);
+		for (size_t i = 0; i < p->nmaps; i++)
+			pv->map_order[i] = i;
+		sort_base = p->maps;
+		qsort(pv->map_order, p->nmaps, sizeof *pv->map_order, map_cmp);
+		pv->map_order_n = p->nmaps;
+		pv->map_order_base = p->maps;
+	}
+	/* Last mapping with start <= addr, then walk back over overlapping ones, preferring a
+	   loaded mapping to an unloaded one. */
+	size_t lo = 0, hi = p->nmaps;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (p->maps[pv->map_order[mid]].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	const struct prof_mapping *best = NULL;
+	for (size_t i = lo; i-- > 0;) {
+		const struct prof_mapping *m = &p->maps[pv->map_order[i]];
+		if (addr < m->limit && (!best || (best->unloaded && !m->unloaded)))
+			best = m;
+		if (best && !best->unloaded)
+			break;
+		if (lo - i > 64)
+			break; /* bounded: overlaps are rare */
+	}
+	return best;
+}
+
+double profile_total(const struct profile *p, int k)
+{
+	double t = 0;
+	if (k < 0 || k >= PV_COUNT)
+		return 0;
+	for (size_t i = 0; i < p->nsamples; i++)
+		t += p->samples[i].v[k];
+	return t;
+}
+
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+uint64_t *profile_unique_addrs(const struct profile *p, size_t *n)
+{
+	size_t total = 0;
+	for (size_t i = 0; i < p->nsamples; i++)
+		total += p->samples[i].naddrs;
+	size_t cap = 64;
+	while (cap < total * 2)
+		cap <<= 1;
+	/* Open addressing on the address itself; 0 is tracked separately. */
+	uint64_t *set = arena_xcalloc(cap, sizeof *set);
+	size_t count = 0;
+	int has_zero = 0;
+	for (size_t i = 0; i < p->nsamples; i++) {
+		const struct prof_sample *s = &p->samples[i];
+		for (uint32_t j = 0; j < s->naddrs; j++) {
+			uint64_t a = s->addrs[j];
+			if (a == 0) {
+				has_zero = 1;
+				continue;
+			}
+			size_t h = mix64(a) & (cap - 1);
+			while (set[h] && set[h] != a)
+				h = (h + 1) & (cap - 1);
+			if (!set[h]) {
+				set[h] = a;
+				count++;
+			}
+		}
+	}
+	uint64_t *out = arena_xmalloc((count + has_zero) * sizeof *out);
+	size_t w = 0;
+	if (has_zero)
+		out[w++] = 0;
+	for (size_t i = 0; i < cap; i++)
+		if (set[i])
+			out[w++] = set[i];
+	free(set);
+	qsort(out, w, sizeof *out, u64_cmp);
+	*n = w;
+	return out;
+}

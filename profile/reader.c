@@ -1,0 +1,162 @@
+/*
+ * reader.c - format detection and the single entry point of the profile readers (see
+ * reader.h). It only looks at the first meaningful line or bytes and dispatches; the formats
+ * themselves are parsed in heapv2_read.c, legacy_read.c, raw_read.c and pprof_read.c.
+ */
+#include "reader.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "arena.h"
+#include "heapv2_read.h"
+#include "legacy_read.h"
+#include "raw_read.h"
+#include "textscan.h"
+
+#if defined(__has_include)
+#if __has_include("pprof_read.h")
+#include "pprof_read.h"
+#define READER_HAVE_PPROF 1
+#endif
+#endif
+
+static int is_marker(const char *s, const char *word)
+{
+	if (strncmp(s, "---", 3) != 0)
+		return 0;
+	s += 3;
+	while (*s == ' ')
+		s++;
+	return strncmp(s, word, strlen(word)) == 0;
+}
+
+/* Text formats start with a printable byte or a blank, like jeprof's [[:print:]] test. */
+static int looks_binary(const uint8_t *d, size_t n)
+{
+	if (n >= 2 && d[0] == 0x1f && d[1] == 0x8b)
+		return 1;
+	return n > 0 && !(d[0] >= 0x20 && d[0] < 0x7f) && d[0] != '\n' && d[0] != '\r' && d[0] != '\t';
+}
+
+/* Positions ts on the header line; returns the format. */
+static enum reader_format detect_scan(struct textscan *ts)
+{
+	if (!textscan_next_header(ts))
+		return READER_UNKNOWN;
+	if (is_marker(ts->line, "symbol"))
+		return READER_RAW;
+	if ((is_marker(ts->line, "heap") || is_marker(ts->line, "growth")) && !textscan_next_header(ts))
+		return READER_UNKNOWN;
+	if (strncmp(ts->line, "heap profile:", 13) == 0)
+		return READER_LEGACY;
+	if (strncmp(ts->line, "heap_v2/", 8) == 0)
+		return READER_HEAPV2;
+	return READER_UNKNOWN;
+}
+
+enum reader_format reader_detect(const uint8_t *d, size_t n)
+{
+	if (looks_binary(d, n))
+		return READER_PPROF;
+	/* Only the first lines matter: scan a bounded prefix without copying the whole input. */
+	struct textscan ts;
+	textscan_init(&ts, d, n, NULL);
+	enum reader_format f = detect_scan(&ts);
+	textscan_release(&ts);
+	return f;
+}
+
+int profile_read_mem(const uint8_t *d, size_t n, const char *name, struct profile *p, char *err,
+                     size_t errcap)
+{
+	if (!name)
+		name = "<input>";
+	if (err && errcap)
+		err[0] = '\0';
+	profile_release(p);
+	int rc;
+	if (n == 0) {
+		snprintf(err, errcap, "%s: empty profile", name);
+		rc = -1;
+	} else if (looks_binary(d, n)) {
+#ifdef READER_HAVE_PPROF
+		char perr[512] = "";
+		rc = pprof_read(d, n, p, perr, sizeof perr);
+		if (rc != 0)
+			snprintf(err, errcap, "%s: %s", name, *perr ? perr : "bad pprof profile");
+#else
+		snprintf(err, errcap, "%s: pprof support not built", name);
+		rc = -1;
+#endif
+	} else {
+		struct textscan ts;
+		textscan_init(&ts, d, n, name);
+		switch (detect_scan(&ts)) {
+		case READER_RAW:
+			rc = raw_read_scan(&ts, p, err, errcap);
+			break;
+		case READER_LEGACY:
+			rc = legacy_read_scan(&ts, p, err, errcap);
+			break;
+		case READER_HEAPV2:
+			rc = heapv2_read_scan(&ts, p, err, errcap);
+			break;
+		default:
+			snprintf(err, errcap, "%s: unrecognized profile format", name);
+			rc = -1;
+			break;
+		}
+		textscan_release(&ts);
+	}
+	if (rc != 0) {
+		profile_release(p);
+		return -1;
+	}
+	p->source = profile_strdup(p, name);
+	return 0;
+}
+
+int profile_read_file(const char *path, struct profile *p, char *err, size_t errcap)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(err, errcap, "%s: %s", path, strerror(errno));
+		profile_release(p);
+		return -1;
+	}
+	struct stat st;
+	size_t cap = 1 << 16;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
+		cap = (size_t)st.st_size + 1;
+	uint8_t *buf = arena_xmalloc(cap);
+	size_t len = 0;
+	for (;;) {
+		if (len == cap) {
+			cap *= 2;
+			buf = arena_xrealloc(buf, cap);
+		}
+		ssize_t r = read(fd, buf + len, cap - len);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			snprintf(err, errcap, "%s: %s", path, strerror(errno));
+			close(fd);
+			free(buf);
+			profile_release(p);
+			return -1;
+		}
+		if (r == 0)
+			break;
+		len += (size_t)r;
+	}
+	close(fd);
+	int rc = profile_read_mem(buf, len, path, p, err, errcap);
+	free(buf);
+	return rc;
+}

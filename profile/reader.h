@@ -1,0 +1,42 @@
+/*
+ * reader.h - the one entry point that turns a profile file (or bytes) of any supported format
+ * into the profile model: it detects the format by content and calls the right reader
+ * (pprof protobuf, gzipped or not; jeprof --raw symbolized; jemalloc/heaptap heap_v2;
+ * gperftools/tcmalloc/Go `heap profile:` text). It renders and symbolizes nothing. CLI only.
+ */
+#ifndef HEAPTAP_PROFILE_READER_H
+#define HEAPTAP_PROFILE_READER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model.h"
+
+/* The formats reader_detect tells apart. */
+enum reader_format {
+	READER_UNKNOWN = 0,
+	READER_PPROF,   /* gzip magic, or a binary (protobuf) first byte */
+	READER_RAW,     /* "--- symbol" */
+	READER_HEAPV2,  /* "heap_v2/" */
+	READER_LEGACY,  /* "heap profile:" */
+};
+
+/* Detects the format of d[0..n) by content (skipping jeprof's leading '%' lines and a
+   "--- heap" / "--- growth" marker). Allocates nothing. */
+enum reader_format reader_detect(const uint8_t *d, size_t n);
+
+/*
+ * Reads a profile held in memory. p must have been profile_init'ed; whatever it holds is
+ * released first. name is the file name used in messages and stored in p->source. Returns 0,
+ * or -1 with a message in err (NUL-terminated, truncated to errcap): "<name>:<line>: <what>"
+ * for text formats, "<name>: unrecognized profile format", "<name>: <what>" otherwise; on
+ * failure p is left empty (re-initialised). Never crashes or reads outside d, whatever d holds.
+ */
+int profile_read_mem(const uint8_t *d, size_t n, const char *name, struct profile *p, char *err,
+                     size_t errcap);
+
+/* Reads the whole file at path (a regular file, pipe or /dev/stdin) and calls profile_read_mem.
+   A file that cannot be read gives "<path>: <strerror>". */
+int profile_read_file(const char *path, struct profile *p, char *err, size_t errcap);
+
+#endif

@@ -1,0 +1,377 @@
+/*
+ * textscan.c - line scanning and shared token parsing for the text profile readers (see
+ * textscan.h), including the memory-map section and heaptap's "# heaptap:" metadata lines.
+ * It decides nothing about record formats; heapv2_read.c and legacy_read.c do.
+ */
+#include "textscan.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arena.h"
+
+void textscan_init(struct textscan *ts, const void *d, size_t n, const char *name)
+{
+	memset(ts, 0, sizeof *ts);
+	ts->d = d;
+	ts->n = n;
+	ts->name = name ? name : "<input>";
+	ts->cap = 256;
+	ts->line = arena_xmalloc(ts->cap);
+	ts->line[0] = '\0';
+}
+
+void textscan_release(struct textscan *ts)
+{
+	free(ts->line);
+	ts->line = NULL;
+}
+
+int textscan_next(struct textscan *ts)
+{
+	if (ts->pos >= ts->n)
+		return 0;
+	const char *s = ts->d + ts->pos;
+	size_t avail = ts->n - ts->pos;
+	const char *nl = memchr(s, '\n', avail);
+	size_t len = nl ? (size_t)(nl - s) : avail;
+	ts->pos += len + (nl != NULL);
+	ts->last_unterminated = nl == NULL;
+	ts->lineno++;
+	if (len + 1 > ts->cap) {
+		while (ts->cap < len + 1)
+			ts->cap *= 2;
+		ts->line = arena_xrealloc(ts->line, ts->cap);
+	}
+	size_t w = 0;
+	for (size_t i = 0; i < len; i++)
+		if (s[i] != '\r')
+			ts->line[w++] = s[i];
+	ts->line[w] = '\0';
+	ts->len = w;
+	return 1;
+}
+
+int textscan_next_header(struct textscan *ts)
+{
+	while (textscan_next(ts))
+		if (ts->line[0] != '%')
+			return 1;
+	return 0;
+}
+
+char *textscan_trim(char *s)
+{
+	while (textscan_space((unsigned char)*s))
+		s++;
+	size_t n = strlen(s);
+	while (n && textscan_space((unsigned char)s[n - 1]))
+		n--;
+	s[n] = '\0';
+	return s;
+}
+
+const char *textscan_skip_space(const char *s)
+{
+	while (textscan_space((unsigned char)*s))
+		s++;
+	return s;
+}
+
+int textscan_decimal(const char **s, double *v)
+{
+	const char *p = *s;
+	if (*p < '0' || *p > '9')
+		return -1;
+	uint64_t u = 0;
+	int exact = 1;
+	const char *start = p;
+	while (*p >= '0' && *p <= '9') {
+		unsigned d = (unsigned)(*p - '0');
+		if (u > (UINT64_MAX - d) / 10)
+			exact = 0;
+		else
+			u = u * 10 + d;
+		p++;
+	}
+	if (exact) {
+		*v = (double)u;
+	} else {
+		/* Beyond 64 bits: let strtod round the digits (no sign, no point: locale-free). */
+		char buf[64];
+		size_t n = (size_t)(p - start);
+		if (n >= sizeof buf) {
+			*v = 1e308; /* absurd but finite; nothing real is this big */
+		} else {
+			memcpy(buf, start, n);
+			buf[n] = '\0';
+			*v = strtod(buf, NULL);
+		}
+	}
+	*s = p;
+	return 0;
+}
+
+static int hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+int textscan_hex_token(const char *tok, size_t tlen, uint64_t *v)
+{
+	if (tlen >= 2 && tok[0] == '0' && (tok[1] == 'x' || tok[1] == 'X')) {
+		tok += 2;
+		tlen -= 2;
+	}
+	if (tlen == 0)
+		return -1;
+	uint64_t u = 0;
+	int digits = 0;
+	for (size_t i = 0; i < tlen; i++) {
+		int h = hexval((unsigned char)tok[i]);
+		if (h < 0)
+			return -1;
+		if (digits || h) {
+			if (++digits > 16)
+				return -2;
+		}
+		u = (u << 4) | (uint64_t)h;
+	}
+	*v = u;
+	return 0;
+}
+
+long textscan_addresses(const char *s, uint64_t **addrs, size_t *cap, const char **bad)
+{
+	long n = 0;
+	for (;;) {
+		s = textscan_skip_space(s);
+		if (!*s)
+			break;
+		const char *e = s;
+		while (*e && !textscan_space((unsigned char)*e))
+			e++;
+		uint64_t v;
+		int rc = textscan_hex_token(s, (size_t)(e - s), &v);
+		if (rc < 0) {
+			*bad = s;
+			return rc;
+		}
+		if ((size_t)n == *cap) {
+			*cap = *cap ? *cap * 2 : 64;
+			*addrs = arena_xrealloc(*addrs, *cap * sizeof **addrs);
+		}
+		(*addrs)[n++] = v;
+		s = e;
+	}
+	return n;
+}
+
+void textscan_fix_callers(uint64_t *addrs, size_t n)
+{
+	for (size_t i = 1; i < n; i++)
+		addrs[i] -= 1;
+}
+
+void textscan_error(const struct textscan *ts, char *err, size_t errcap, const char *fmt, ...)
+{
+	if (!err || !errcap)
+		return;
+	int k = snprintf(err, errcap, "%s:%lu: ", ts->name, ts->lineno);
+	if (k < 0 || (size_t)k >= errcap)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err + k, errcap - (size_t)k, fmt, ap);
+	va_end(ap);
+}
+
+/* ---- the memory map section ---- */
+
+/* Parses a hex number at *s (no prefix); returns 0 and advances, or -1. */
+static int scan_hex(const char **s, uint64_t *v)
+{
+	const char *p = *s;
+	uint64_t u = 0;
+	int n = 0;
+	while (hexval((unsigned char)*p) >= 0) {
+		if (n++ >= 16)
+			return -1;
+		u = (u << 4) | (uint64_t)hexval((unsigned char)*p);
+		p++;
+	}
+	if (!n)
+		return -1;
+	*v = u;
+	*s = p;
+	return 0;
+}
+
+/* Skips a run of non-blank characters; returns 0 if at least one was skipped. */
+static int skip_word(const char **s)
+{
+	const char *p = *s;
+	while (*p && !textscan_space((unsigned char)*p))
+		p++;
+	if (p == *s)
+		return -1;
+	*s = p;
+	return 0;
+}
+
+static void add_map_path(struct profile *p, uint64_t start, uint64_t limit, uint64_t offset,
+                         const char *path, const char *build_dir)
+{
+	const char *mark = *build_dir ? strstr(path, "$build") : NULL;
+	if (mark) {
+		char buf[8192];
+		snprintf(buf, sizeof buf, "%.*s%s%s", (int)(mark - path), path, build_dir, mark + 6);
+		profile_add_mapping(p, start, limit, offset, buf, NULL);
+	} else {
+		profile_add_mapping(p, start, limit, offset, path, NULL);
+	}
+}
+
+int textscan_maps_line(struct profile *p, char *line, char *build_dir, size_t build_cap)
+{
+	if (textscan_metadata(p, line))
+		return 1;
+	const char *s = textscan_skip_space(line);
+	if (strncmp(s, "build=", 6) == 0) {
+		char *v = textscan_trim((char *)s + 6);
+		snprintf(build_dir, build_cap, "%s", v);
+		return 0;
+	}
+	uint64_t start, limit, offset = 0;
+	if (scan_hex(&s, &start) || *s++ != '-' || scan_hex(&s, &limit))
+		return 0;
+	if (*s == ':') {
+		/* compact form "start-end: path" */
+		char *path = textscan_trim((char *)s + 1);
+		if (*path && limit > start)
+			add_map_path(p, start, limit, 0, path, build_dir);
+		return 0;
+	}
+	if (!textscan_space((unsigned char)*s))
+		return 0;
+	s = textscan_skip_space(s);
+	const char *perms = s;
+	if (skip_word(&s) || s - perms < 3)
+		return 0;
+	int exec = perms[2] == 'x';
+	s = textscan_skip_space(s);
+	if (scan_hex(&s, &offset))
+		return 0;
+	s = textscan_skip_space(s);
+	if (skip_word(&s)) /* device */
+		return 0;
+	s = textscan_skip_space(s);
+	if (skip_word(&s)) /* inode */
+		return 0;
+	char *path = textscan_trim((char *)s);
+	if (exec && limit > start)
+		add_map_path(p, start, limit, offset, path, build_dir);
+	return 0;
+}
+
+/* Finds "key=" in s (at the start or after a blank); returns the value's start or NULL. */
+static const char *kv_find(const char *s, const char *key)
+{
+	size_t k = strlen(key);
+	for (const char *q = s; (q = strstr(q, key)) != NULL; q++)
+		if ((q == s || textscan_space((unsigned char)q[-1])) && q[k] == '=')
+			return q + k + 1;
+	return NULL;
+}
+
+static int kv_hex(const char *s, const char *key, uint64_t *v)
+{
+	const char *q = kv_find(s, key);
+	if (!q)
+		return -1;
+	if (q[0] == '0' && (q[1] == 'x' || q[1] == 'X'))
+		q += 2;
+	return scan_hex(&q, v);
+}
+
+static void metadata_mapping(struct profile *p, const char *s)
+{
+	uint64_t start, limit, offset = 0;
+	if (kv_hex(s, "start", &start) || kv_hex(s, "limit", &limit) || limit <= start)
+		return;
+	kv_hex(s, "offset", &offset);
+	char build_id[256] = "";
+	const char *b = kv_find(s, "build_id");
+	if (b) {
+		size_t n = 0;
+		while (hexval((unsigned char)b[n]) >= 0 && n + 1 < sizeof build_id)
+			n++;
+		for (size_t i = 0; i < n; i++)
+			build_id[i] = (char)(b[i] >= 'A' && b[i] <= 'F' ? b[i] - 'A' + 'a' : b[i]);
+		build_id[n] = '\0';
+	}
+	const char *u = kv_find(s, "unloaded");
+	int unloaded = u && *u == '1';
+	const char *path = kv_find(s, "path");
+	char pathbuf[8192];
+	snprintf(pathbuf, sizeof pathbuf, "%s", path ? path : "");
+	char *pth = textscan_trim(pathbuf);
+
+	for (size_t i = 0; i < p->nmaps; i++) {
+		struct prof_mapping *m = &p->maps[i];
+		if (m->start == start && m->limit == limit) {
+			if (*build_id)
+				m->build_id = profile_strdup(p, build_id);
+			m->unloaded = unloaded;
+			if (!*m->path && *pth)
+				m->path = profile_strdup(p, pth);
+			return;
+		}
+	}
+	profile_add_mapping(p, start, limit, offset, pth, *build_id ? build_id : NULL);
+	p->maps[p->nmaps - 1].unloaded = unloaded;
+}
+
+int textscan_metadata(struct profile *p, const char *line)
+{
+	static const char tag[] = "# heaptap:";
+	if (strncmp(line, tag, sizeof tag - 1) != 0)
+		return 0;
+	const char *s = textscan_skip_space(line + sizeof tag - 1);
+	const char *eq = strchr(s, '=');
+	if (!eq)
+		return 1;
+	size_t klen = (size_t)(eq - s);
+	char vbuf[8192];
+	snprintf(vbuf, sizeof vbuf, "%s", eq + 1);
+	char *v = textscan_trim(vbuf);
+#define KEY(k) (klen == sizeof(k) - 1 && memcmp(s, k, klen) == 0)
+	if (klen > 8 && memcmp(s, "mapping ", 8) == 0) {
+		metadata_mapping(p, s + 8);
+	} else if (KEY("pid")) {
+		p->pid = atoi(v);
+	} else if (KEY("time_ns")) {
+		p->time_ns = strtoll(v, NULL, 10);
+	} else if (KEY("start_time_ns")) {
+		p->start_time_ns = strtoll(v, NULL, 10);
+	} else if (KEY("period")) {
+		if (!p->period)
+			p->period = strtoull(v, NULL, 10);
+	} else if (KEY("trigger")) {
+		p->trigger = profile_strdup(p, v);
+	} else if (KEY("exe")) {
+		p->exe_path = profile_strdup(p, v);
+	} else if (KEY("cmdline")) {
+		p->cmdline = profile_strdup(p, v);
+	}
+#undef KEY
+	return 1;
+}

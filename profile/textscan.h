@@ -1,0 +1,74 @@
+/*
+ * textscan.h - line-by-line scanning of a text profile held in memory, with the token helpers
+ * the text readers (heap_v2, legacy, raw) share: jeprof's whitespace, decimal counts, hex
+ * addresses, and the MAPPED_LIBRARIES / heaptap metadata section that follows the records.
+ * Not a general tokenizer; CLI only (allocates the line buffer with malloc).
+ */
+#ifndef HEAPTAP_PROFILE_TEXTSCAN_H
+#define HEAPTAP_PROFILE_TEXTSCAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model.h"
+
+struct textscan {
+	const char *d;        /* the whole input (not owned) */
+	size_t n, pos;        /* its size and the offset of the next line */
+	const char *name;     /* file name for messages */
+	unsigned long lineno; /* 1-based number of the line last returned by textscan_next */
+	char *line;           /* that line: '\r' removed, '\n' removed, NUL-terminated (owned) */
+	size_t len, cap;      /* its length (may contain NUL bytes) and buffer size */
+	int last_unterminated;/* the line returned last had no '\n' (the input ends inside it) */
+};
+
+/* Starts scanning d[0..n). */
+void textscan_init(struct textscan *ts, const void *d, size_t n, const char *name);
+/* Frees the line buffer. */
+void textscan_release(struct textscan *ts);
+/* Reads the next line into ts->line; returns 1, or 0 at the end of the input. */
+int textscan_next(struct textscan *ts);
+/* Reads lines until one does not start with '%' (jeprof's command lines; skipped). Returns 1
+   with that line in ts->line, 0 at the end of the input. */
+int textscan_next_header(struct textscan *ts);
+
+/* jeprof's (perl's) \s: space, \t, \n, \v, \f, \r. */
+static inline int textscan_space(int c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
+}
+/* Returns s with leading blanks skipped and trailing blanks cut (writes a NUL). */
+char *textscan_trim(char *s);
+/* Skips blanks; returns the new position. */
+const char *textscan_skip_space(const char *s);
+/* Parses one or more decimal digits at *s into *v (as perl does: exact below 2^53) and
+   advances *s. Returns 0, or -1 when *s does not start with a digit. */
+int textscan_decimal(const char **s, double *v);
+/* Parses one address token [0x|0X]<hex digits> of exactly tlen bytes. Returns 0, -1 when it is
+   not hex, -2 when it has more than 16 significant digits. */
+int textscan_hex_token(const char *tok, size_t tlen, uint64_t *v);
+
+/* Parses whitespace-separated address tokens from s into a growable array (*addrs, *cap;
+   malloc'd, reused between calls). Returns the count, or -1 (bad token) / -2 (too long)
+   with *bad pointing at the offending token. */
+long textscan_addresses(const char *s, uint64_t **addrs, size_t *cap, const char **bad);
+
+/* Applies jeprof's FixCallerAddresses: subtracts 1 from every frame except frame 0. */
+void textscan_fix_callers(uint64_t *addrs, size_t n);
+
+/*
+ * Handles one line of the memory-map section (after MAPPED_LIBRARIES: or --- Memory map:):
+ * a /proc/<pid>/maps line (executable ones become mappings), the compact "start-end: path"
+ * form, "build=<dir>", or a "# heaptap: key=value" metadata line. Anything else is ignored.
+ * build_dir is the caller's state for build= substitution (char[4096], "" initially).
+ * Returns 1 when the line was heaptap metadata, else 0.
+ */
+int textscan_maps_line(struct profile *p, char *line, char *build_dir, size_t build_cap);
+/* Handles "# heaptap: key=value" (line must start with it). Returns 1 if it did, else 0. */
+int textscan_metadata(struct profile *p, const char *line);
+
+/* Formats "<name>:<line>: <what>" into err. */
+void textscan_error(const struct textscan *ts, char *err, size_t errcap, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+#endif
