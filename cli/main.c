@@ -18,6 +18,7 @@ struct command {
 /* One row per command; keep the order of `heaptap --help`. */
 static const struct command commands[] = {
 	{"top", cmd_top, "where the memory is: jeprof --text layout, by function/line/file"},
+	{"flame", cmd_flame, "interactive SVG flame graph (differential with --base)"},
 };
 
 static void usage(FILE *f)
