@@ -73,6 +73,10 @@ ht_pprof_input() {
 # ht_mode: which truth column applies: requested sizes (heaptap) or usable sizes (jemalloc).
 ht_mode() { [ "$PROFILER" = jemalloc ] && echo usable || echo req; }
 
+# ht_pprof_col: the column go tool pprof reports a C site in: flat (heaptap's frame 0 is the
+# site) or, under jemalloc, cum (Go keeps jemalloc's unsymbolized internal frames as leaves).
+ht_pprof_col() { [ "$PROFILER" = jemalloc ] && echo "--col=cum"; }
+
 # ht_jeprof PROG DUMP OUT: jeprof's byte report into OUT (stderr into OUT.err).
 ht_jeprof() {
 	jeprof --text --show_bytes "$1" "$2" >"$3" 2>"$3.err" || { cat "$3.err"; return 1; }
@@ -80,6 +84,7 @@ ht_jeprof() {
 
 # ht_gopprof PROG INPUT OUT: go tool pprof's in-use bytes, symbolized from the local binary.
 ht_gopprof() {
-	go tool pprof -top -unit=B -sample_index=inuse_space -symbolize=local -nodecount=1000 \
+	go tool pprof -top -unit=B -sample_index=inuse_space -symbolize=local \
+		-nodecount=100000 -nodefraction=0 -edgefraction=0 \
 		"$1" "$2" >"$3" 2>"$3.err" || { cat "$3.err"; return 1; }
 }

@@ -1,0 +1,31 @@
+#!/bin/bash
+# accuracy_jeprof_sampled.sh - at the default rate (R = 512 KiB) the real jeprof's per-site
+# estimates must match the sampling math: K runs of the known-truth program, every single
+# estimate inside its exact acceptance interval (tail 1e-7), no more estimates beyond 3 sigma
+# than the exact distributions allow, and the mean over K runs of every site >= 8 MiB within
+# 5% of the truth (K and site sizes are chosen so 5% >= 5 sigma of the mean; docs/DESIGN.md).
+set -u
+. "$(dirname "$0")/lib/common.sh"
+ht_init
+command -v jeprof >/dev/null || ht_skip "jeprof is not installed"
+ht_need_prog truth_sites
+K=${ACCURACY_RUNS:-40}
+pairs=()
+jobs_running=0
+for i in $(seq 1 "$K"); do
+	d=$TMP/run$i
+	ht_run "$d" "" "$BIN" sampled "$d/truth.txt" || ht_fail "run $i: truth_sites exited with $?"
+	dump=$(ht_final "$d") || exit 1
+	[ "$i" = 1 ] && echo "first dump: $(head -n 1 "$dump")"
+	grep -q '^heap_v2/524288$' "$dump" || ht_fail "run $i: $dump is not heap_v2/524288: $(head -n 1 "$dump")"
+	# jeprof runs beside the next program run (two cores).
+	ht_jeprof "$BIN" "$dump" "$d/report" &
+	pairs+=("$d/truth.txt" "$d/report")
+	wait -n 2>/dev/null; true
+	rm -f "$d"/ht.*.heap.tmp
+done
+wait
+for ((j = 1; j < ${#pairs[@]}; j += 2)); do
+	[ -s "${pairs[j]}" ] || ht_fail "jeprof wrote no report ${pairs[j]}: $(cat "${pairs[j]}.err")"
+done
+$ACC_PY sampled --kind jeprof --mode "$(ht_mode)" --period 524288 "${pairs[@]}"
