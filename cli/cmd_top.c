@@ -10,10 +10,6 @@
 #include "render/text.h"
 #include "stacks.h"
 
-/* Weak until profile/model.c is committed, so the CLI links without it. */
-#pragma weak profile_init
-#pragma weak profile_release
-
 static const char top_help[] =
 	"usage: heaptap top [options] [BINARY] PROFILE... \n"
 	"Prints where the memory is, one row per function (or line, address, file), in the layout of\n"

@@ -15,15 +15,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../profile/reader.h"
 #include "sym/symbolize.h"
 
-/* Until profile/reader.h lands the reader is referenced weakly, so the CLI still links. */
-int profile_read_file(const char *path, struct profile *p, char *err, size_t errcap)
-	__attribute__((weak));
-#pragma weak profile_merge
-#pragma weak profile_release
-#pragma weak profile_compact
-#pragma weak profile_init
+/* Weak until cli/sym/symbolize.c lands, so the CLI still links without it. */
 #pragma weak symbolize_profile
 
 enum {
@@ -387,10 +382,6 @@ int common_read(const struct common_args *a, const char *path, struct profile *p
 {
 	if (access(path, F_OK) != 0) {
 		fprintf(stderr, "heaptap: %s: %s\n", path, strerror(errno));
-		return 1;
-	}
-	if (!profile_read_file) {
-		fprintf(stderr, "heaptap: %s: no profile reader in this build\n", path);
 		return 1;
 	}
 	char err[512] = "";

@@ -18,6 +18,9 @@ struct command {
 /* One row per command; keep the order of `heaptap --help`. */
 static const struct command commands[] = {
 	{"top", cmd_top, "where the memory is: jeprof --text layout, by function/line/file"},
+	{"diff", cmd_diff, "what grew and shrank between two profiles (--base OLD NEW)"},
+	{"collapsed", cmd_collapsed, "folded stacks (root;...;leaf N) for flame graph tools"},
+	{"callgraph", cmd_callgraph, "call graph as dot, svg or pdf (jeprof --dot/--svg/--pdf)"},
 	{"flame", cmd_flame, "interactive SVG flame graph (differential with --base)"},
 };
 

@@ -13,9 +13,6 @@
 
 #include "../profile/symtab.h"
 
-/* Weak until profile/symtab.c lands, so the CLI links without it. */
-#pragma weak symtab_get
-
 /* What one lookup address turns into, computed once per address. */
 struct addr_info {
 	uint64_t addr;
@@ -360,7 +357,7 @@ static struct addr_info *addr_lookup(const struct profile *p, struct stacks *s, 
 	ai->used = 1;
 	ai->addr = addr;
 
-	const struct prof_symbol *sym = (p->syms && symtab_get) ? symtab_get(p->syms, addr) : NULL;
+	const struct prof_symbol *sym = p->syms ? symtab_get(p->syms, addr) : NULL;
 	uint32_t nf = sym ? sym->nframes : 0;
 	uint32_t want = nf ? nf : 1;
 	if (pv->pool_n + want > pv->pool_cap) {
