@@ -5,7 +5,7 @@
 set -eu
 
 build_pkgs="build-essential pkg-config libunwind-dev libdw-dev libelf-dev libiberty-dev zlib1g-dev
- elfutils binutils"
+ elfutils binutils libdebuginfod-dev"
 # The peer tools the tests compare against, and the tools the tests drive.
 check_pkgs="$build_pkgs graphviz libjemalloc-dev libjemalloc2 golang-go google-perftools
  libgoogle-perftools-dev debuginfod curl clang libclang-rt-14-dev llvm python3 valgrind

@@ -21,7 +21,13 @@ struct sym_options {
 	int demangle;                 /* 1 (default) to demangle C++ and Rust names */
 	int inlines;                  /* 1 (default) to expand inline frames */
 	int quiet;                    /* 1: no warnings on stderr */
+	const char *debug_root;       /* root of separate debug files (--debug-dir), or NULL for
+	                                 $HEAPTAP_DEBUG_ROOT, else /usr/lib/debug */
 };
+
+/* Fills o with the defaults: demangle and inlines on, everything else off / NULL.
+   (symbolize_profile(p, NULL) uses the same defaults.) */
+void symbolize_options_init(struct sym_options *o);
 
 /*
  * Resolves every address of p that p->syms does not already hold, adding the results to

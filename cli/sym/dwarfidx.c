@@ -1,0 +1,499 @@
+/*
+ * dwarfidx.c - the per-file DWARF address index: compile-unit ranges read up front, each
+ * CU's function tree walked once on first use into disjoint "innermost function" segments,
+ * line numbers from libdw's sorted line tables.
+ *
+ * Why this exists instead of dwarf_getscopes / dwfl_module_addrsym per address: those rescan
+ * a CU's DIE tree and the symbol table for every address (eu-addr2line -f -i takes minutes on
+ * a large binary); here every DIE is read at most once and each address costs three binary
+ * searches. This file does not know about ELF symbols, mappings or files on disk.
+ */
+#include "dwarfidx.h"
+
+#include "demangle.h"
+
+#include <dwarf.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A subprogram or inlined subroutine. */
+struct fnode {
+	Dwarf_Off die_off;   /* its DIE, for the lazily resolved name */
+	int32_t parent;      /* enclosing function node in the same CU, -1 for none */
+	uint32_t call_file;  /* index in the CU's file table (inlined only), UINT32_MAX if none */
+	uint32_t call_line;
+	int inlined;
+	char *name;          /* resolved on first use; "" marks "no name" */
+	int name_owned;      /* name was malloc'd (demangled) */
+};
+
+/* A piece of code whose innermost function is node. Disjoint and sorted within a CU. */
+struct seg {
+	uint64_t lo, hi;
+	int32_t node;
+};
+
+/* A raw [lo, hi) range of a node at a nesting depth, before partitioning. */
+struct ival {
+	uint64_t lo, hi;
+	int32_t node;
+	int32_t depth;
+};
+
+struct cu {
+	Dwarf_Die die;       /* the CU DIE (or the split unit's DIE) */
+	int loaded;          /* 1 once the DIE tree has been walked */
+	int has_ranges;      /* 1 when the CU DIE states its address ranges */
+	struct fnode *nodes;
+	size_t nnodes, nodes_cap;
+	struct seg *segs;
+	size_t nsegs;
+	Dwarf_Files *files;  /* for DW_AT_call_file; NULL until needed */
+	size_t nfiles;
+	int files_tried;
+};
+
+struct curange {
+	uint64_t lo, hi;
+	uint32_t cu;
+};
+
+struct dwarfidx {
+	Dwarf *dw;
+	int demangle;
+	struct cu *cus;
+	size_t ncus;
+	struct curange *ranges;
+	size_t nranges;
+	int rangeless_loaded; /* CUs without DW_AT_ranges/low_pc were walked and added */
+	size_t nnodes_total;
+};
+
+/* ---- growable arrays ---- */
+
+static int grow(void **v, size_t *cap, size_t need, size_t elem)
+{
+	if (need <= *cap)
+		return 0;
+	size_t ncap = *cap ? *cap * 2 : 64;
+	while (ncap < need)
+		ncap *= 2;
+	void *nv = realloc(*v, ncap * elem);
+	if (!nv)
+		return -1;
+	*v = nv;
+	*cap = ncap;
+	return 0;
+}
+
+static int cmp_curange(const void *a, const void *b)
+{
+	const struct curange *x = a, *y = b;
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	return x->hi < y->hi ? -1 : x->hi > y->hi;
+}
+
+struct dwarfidx *dwarfidx_new(Dwarf *dw, int demangle)
+{
+	struct dwarfidx *x = calloc(1, sizeof(*x));
+	if (!x)
+		return NULL;
+	x->dw = dw;
+	x->demangle = demangle;
+	size_t cus_cap = 0, ranges_cap = 0;
+	Dwarf_CU *cu = NULL;
+	Dwarf_Half version;
+	uint8_t unit_type;
+	Dwarf_Die cudie, subdie;
+	while (dwarf_get_units(dw, cu, &cu, &version, &unit_type, &cudie, &subdie) == 0) {
+		if (unit_type == DW_UT_type || unit_type == DW_UT_split_type)
+			continue;
+		Dwarf_Die die = cudie;
+		/* A skeleton unit's code lives in its split unit, when libdw found the .dwo. */
+		if (unit_type == DW_UT_skeleton && dwarf_tag(&subdie) == DW_TAG_compile_unit)
+			die = subdie;
+		if (grow((void **)&x->cus, &cus_cap, x->ncus + 1, sizeof(*x->cus)) < 0)
+			break;
+		struct cu *c = &x->cus[x->ncus];
+		memset(c, 0, sizeof(*c));
+		c->die = die;
+		Dwarf_Addr base, lo, hi;
+		ptrdiff_t off = 0;
+		while ((off = dwarf_ranges(&cudie, off, &base, &lo, &hi)) > 0) {
+			if (hi <= lo || lo == 0)
+				continue;
+			if (grow((void **)&x->ranges, &ranges_cap, x->nranges + 1, sizeof(*x->ranges)) < 0)
+				break;
+			x->ranges[x->nranges++] = (struct curange){lo, hi, (uint32_t)x->ncus};
+			c->has_ranges = 1;
+		}
+		x->ncus++;
+	}
+	if (x->nranges)
+		qsort(x->ranges, x->nranges, sizeof(*x->ranges), cmp_curange);
+	return x;
+}
+
+void dwarfidx_free(struct dwarfidx *x)
+{
+	if (!x)
+		return;
+	for (size_t i = 0; i < x->ncus; i++) {
+		struct cu *c = &x->cus[i];
+		for (size_t k = 0; k < c->nnodes; k++)
+			if (c->nodes[k].name_owned)
+				free(c->nodes[k].name);
+		free(c->nodes);
+		free(c->segs);
+	}
+	free(x->cus);
+	free(x->ranges);
+	free(x);
+}
+
+/* ---- walking one CU ---- */
+
+struct walk {
+	struct cu *c;
+	struct ival *iv;
+	size_t niv, iv_cap;
+	int failed;
+};
+
+static int32_t add_node(struct walk *w, Dwarf_Die *die, int32_t parent, int inlined)
+{
+	struct cu *c = w->c;
+	if (grow((void **)&c->nodes, &c->nodes_cap, c->nnodes + 1, sizeof(*c->nodes)) < 0) {
+		w->failed = 1;
+		return -1;
+	}
+	struct fnode *n = &c->nodes[c->nnodes];
+	memset(n, 0, sizeof(*n));
+	n->die_off = dwarf_dieoffset(die);
+	n->parent = parent;
+	n->inlined = inlined;
+	n->call_file = UINT32_MAX;
+	if (inlined) {
+		Dwarf_Attribute a;
+		Dwarf_Word v;
+		if (dwarf_attr(die, DW_AT_call_file, &a) && dwarf_formudata(&a, &v) == 0)
+			n->call_file = (uint32_t)v;
+		if (dwarf_attr(die, DW_AT_call_line, &a) && dwarf_formudata(&a, &v) == 0)
+			n->call_line = (uint32_t)v;
+	}
+	return (int32_t)c->nnodes++;
+}
+
+static void add_ival(struct walk *w, uint64_t lo, uint64_t hi, int32_t node, int depth)
+{
+	if (grow((void **)&w->iv, &w->iv_cap, w->niv + 1, sizeof(*w->iv)) < 0) {
+		w->failed = 1;
+		return;
+	}
+	w->iv[w->niv++] = (struct ival){lo, hi, node, depth};
+}
+
+/* Adds the ranges of die as a function node; returns the node, or -1 when it has no code. */
+static int32_t add_function(struct walk *w, Dwarf_Die *die, int32_t parent, int depth, int inlined)
+{
+	Dwarf_Addr base, lo, hi;
+	ptrdiff_t off = 0;
+	int32_t node = -1;
+	while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0) {
+		if (hi <= lo)
+			continue;
+		if (node < 0 && (node = add_node(w, die, parent, inlined)) < 0)
+			return -1;
+		add_ival(w, lo, hi, node, depth);
+	}
+	return node;
+}
+
+/* Walks the children of die; parent is the innermost enclosing function node. */
+static void walk_children(struct walk *w, Dwarf_Die *die, int32_t parent, int depth)
+{
+	Dwarf_Die child;
+	if (dwarf_child(die, &child) != 0)
+		return;
+	do {
+		int32_t node;
+		switch (dwarf_tag(&child)) {
+		case DW_TAG_subprogram:
+		case DW_TAG_inlined_subroutine:
+		case DW_TAG_entry_point:
+			node = add_function(w, &child, parent, depth + 1,
+			                    dwarf_tag(&child) == DW_TAG_inlined_subroutine);
+			if (node >= 0)
+				walk_children(w, &child, node, depth + 1);
+			break;
+		case DW_TAG_lexical_block:
+		case DW_TAG_try_block:
+		case DW_TAG_catch_block:
+		case DW_TAG_with_stmt:
+		case DW_TAG_namespace:
+		case DW_TAG_module:
+		case DW_TAG_common_block:
+			walk_children(w, &child, parent, depth);
+			break;
+		default:
+			/* Types, variables, parameters: no code inside (C++ member function
+			   definitions sit at namespace level, pointing to their declaration). */
+			break;
+		}
+	} while (!w->failed && dwarf_siblingof(&child, &child) == 0);
+}
+
+static int cmp_ival(const void *a, const void *b)
+{
+	const struct ival *x = a, *y = b;
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	if (x->depth != y->depth)
+		return x->depth < y->depth ? -1 : 1; /* outer first */
+	if (x->hi != y->hi)
+		return x->hi > y->hi ? -1 : 1;       /* longer first */
+	return x->node < y->node ? -1 : x->node > y->node;
+}
+
+struct segbuf {
+	struct seg *v;
+	size_t n, cap;
+	int failed;
+};
+
+static void emit(struct segbuf *b, uint64_t lo, uint64_t hi, int32_t node)
+{
+	if (hi <= lo)
+		return;
+	if (b->n && b->v[b->n - 1].hi == lo && b->v[b->n - 1].node == node) {
+		b->v[b->n - 1].hi = hi;
+		return;
+	}
+	if (grow((void **)&b->v, &b->cap, b->n + 1, sizeof(*b->v)) < 0) {
+		b->failed = 1;
+		return;
+	}
+	b->v[b->n++] = (struct seg){lo, hi, node};
+}
+
+/*
+ * Turns nested ranges into disjoint segments owned by the innermost range: a sweep over the
+ * ranges sorted by start (outer first) with a stack of the open ones. Ranges that overlap
+ * without nesting (broken DWARF) are clipped to their enclosing range.
+ */
+static void partition(struct walk *w)
+{
+	struct cu *c = w->c;
+	qsort(w->iv, w->niv, sizeof(*w->iv), cmp_ival);
+	struct ival *stack = malloc((w->niv ? w->niv : 1) * sizeof(*stack));
+	struct segbuf b = {0};
+	if (!stack) {
+		w->failed = 1;
+		return;
+	}
+	size_t sp = 0;
+	uint64_t cur = 0;
+	for (size_t i = 0; i <= w->niv; i++) {
+		const struct ival *iv = i < w->niv ? &w->iv[i] : NULL;
+		/* Close every open range that ends before this one starts. */
+		while (sp && (!iv || stack[sp - 1].hi <= iv->lo)) {
+			struct ival *t = &stack[--sp];
+			if (cur < t->hi) {
+				emit(&b, cur > t->lo ? cur : t->lo, t->hi, t->node);
+				cur = t->hi;
+			}
+		}
+		if (!iv)
+			break;
+		struct ival n = *iv;
+		if (sp) {
+			struct ival *t = &stack[sp - 1];
+			if (n.hi > t->hi)
+				n.hi = t->hi;
+			if (n.hi <= n.lo)
+				continue;
+			if (cur < n.lo)
+				emit(&b, cur > t->lo ? cur : t->lo, n.lo, t->node);
+		}
+		stack[sp++] = n;
+		cur = n.lo;
+	}
+	free(stack);
+	if (b.failed) {
+		free(b.v);
+		w->failed = 1;
+		return;
+	}
+	c->segs = b.v;
+	c->nsegs = b.n;
+}
+
+static void load_cu(struct dwarfidx *x, struct cu *c)
+{
+	if (c->loaded)
+		return;
+	c->loaded = 1;
+	struct walk w = {.c = c};
+	walk_children(&w, &c->die, -1, 0);
+	if (!w.failed)
+		partition(&w);
+	free(w.iv);
+	x->nnodes_total += c->nnodes;
+}
+
+/* Walks every CU that did not state its ranges, and indexes its segments as CU ranges. */
+static void load_rangeless(struct dwarfidx *x)
+{
+	x->rangeless_loaded = 1;
+	size_t cap = x->nranges;
+	int added = 0;
+	for (size_t i = 0; i < x->ncus; i++) {
+		struct cu *c = &x->cus[i];
+		if (c->has_ranges)
+			continue;
+		load_cu(x, c);
+		for (size_t k = 0; k < c->nsegs; k++) {
+			if (grow((void **)&x->ranges, &cap, x->nranges + 1, sizeof(*x->ranges)) < 0)
+				return;
+			x->ranges[x->nranges++] = (struct curange){c->segs[k].lo, c->segs[k].hi, (uint32_t)i};
+			added = 1;
+		}
+	}
+	if (added)
+		qsort(x->ranges, x->nranges, sizeof(*x->ranges), cmp_curange);
+}
+
+/* ---- look-ups ---- */
+
+static struct cu *find_cu(struct dwarfidx *x, uint64_t vaddr)
+{
+	size_t lo = 0, hi = x->nranges;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (x->ranges[mid].lo <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* Ranges of different CUs rarely overlap; look back a little in case they do. */
+	for (size_t k = lo, steps = 0; k > 0 && steps < 16; k--, steps++) {
+		const struct curange *r = &x->ranges[k - 1];
+		if (vaddr < r->hi)
+			return &x->cus[r->cu];
+	}
+	return NULL;
+}
+
+static const struct seg *find_seg(const struct cu *c, uint64_t vaddr)
+{
+	size_t lo = 0, hi = c->nsegs;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (c->segs[mid].lo <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0 || vaddr >= c->segs[lo - 1].hi)
+		return NULL;
+	return &c->segs[lo - 1];
+}
+
+static const char *attr_string(Dwarf_Die *die, int name)
+{
+	Dwarf_Attribute a;
+	if (!dwarf_attr_integrate(die, name, &a))
+		return NULL;
+	return dwarf_formstring(&a);
+}
+
+static const char *node_name(struct dwarfidx *x, struct fnode *n)
+{
+	if (n->name)
+		return n->name[0] ? n->name : NULL;
+	Dwarf_Die die;
+	const char *nm = NULL;
+	if (dwarf_offdie(x->dw, n->die_off, &die)) {
+		const char *link = attr_string(&die, DW_AT_linkage_name);
+		if (!link)
+			link = attr_string(&die, DW_AT_MIPS_linkage_name);
+		if (link) {
+			char *d = x->demangle ? demangle_name(link) : NULL;
+			if (d) {
+				n->name = d;
+				n->name_owned = 1;
+				return d;
+			}
+			nm = link;
+		} else {
+			nm = attr_string(&die, DW_AT_name);
+		}
+	}
+	n->name = (char *)(nm ? nm : ""); /* points into libdw's string section */
+	return nm;
+}
+
+static const char *cu_file(struct cu *c, uint32_t idx)
+{
+	if (!c->files_tried) {
+		c->files_tried = 1;
+		if (dwarf_getsrcfiles(&c->die, &c->files, &c->nfiles) != 0)
+			c->files = NULL;
+	}
+	if (!c->files || idx >= c->nfiles)
+		return NULL;
+	return dwarf_filesrc(c->files, idx, NULL, NULL);
+}
+
+int dwarfidx_lookup(struct dwarfidx *x, uint64_t vaddr, struct dwarfidx_frame *out, int max)
+{
+	if (max <= 0)
+		return 0;
+	struct cu *c = find_cu(x, vaddr);
+	if (!c && !x->rangeless_loaded) {
+		load_rangeless(x);
+		c = find_cu(x, vaddr);
+	}
+	if (!c)
+		return 0;
+	load_cu(x, c);
+	const char *file = NULL;
+	int line = 0;
+	Dwarf_Line *ln = dwarf_getsrc_die(&c->die, vaddr);
+	if (ln) {
+		file = dwarf_linesrc(ln, NULL, NULL);
+		if (dwarf_lineno(ln, &line) != 0)
+			line = 0;
+	}
+	const struct seg *s = find_seg(c, vaddr);
+	if (!s) {
+		if (!file)
+			return 0;
+		out[0] = (struct dwarfidx_frame){NULL, file, line};
+		return 1;
+	}
+	int n = 0;
+	int32_t k = s->node;
+	while (k >= 0 && n < max) {
+		struct fnode *nd = &c->nodes[k];
+		out[n++] = (struct dwarfidx_frame){node_name(x, nd), file, line};
+		if (!nd->inlined)
+			break;
+		/* The caller's position is this inline's call site. */
+		file = nd->call_file != UINT32_MAX ? cu_file(c, nd->call_file) : NULL;
+		line = (int)nd->call_line;
+		k = nd->parent;
+	}
+	return n;
+}
+
+void dwarfidx_stats(const struct dwarfidx *x, size_t *ncus, size_t *nloaded, size_t *nnodes)
+{
+	size_t l = 0;
+	for (size_t i = 0; i < x->ncus; i++)
+		l += x->cus[i].loaded;
+	*ncus = x->ncus;
+	*nloaded = l;
+	*nnodes = x->nnodes_total;
+}

@@ -1,0 +1,446 @@
+/*
+ * symfile.c - opens the ELF file behind a mapping (checking its build ID), finds its
+ * separate debug info (build-ID tree, .gnu_debuglink with CRC check, debuginfod), and
+ * answers address look-ups through dwarfidx (DWARF) and elfsyms (symbol table).
+ *
+ * File search order lives in findfile.c; the indexes live in dwarfidx.c and elfsyms.c. This
+ * file decides which of the found files to trust and glues them together; it prints nothing.
+ */
+#include "symfile.h"
+
+#include "demangle.h"
+#include "elfsyms.h"
+#include "findfile.h"
+
+#include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+struct elfh {
+	int fd;
+	Elf *elf;
+	char *path;
+	char bid[129]; /* lowercase hex, "" when none */
+};
+
+struct symfile {
+	struct elfh main;   /* the object (or a debug file standing in for it) */
+	struct elfh debug;  /* the separate debug file, elf == NULL when none */
+	Dwarf *dw;
+	struct dwarfidx *dx;
+	const char *dw_path;
+	struct elfsyms syms;
+	const char **dem;   /* demangled symbol names, filled on first use */
+	GElf_Phdr *loads;
+	size_t nloads;
+	int demangle;
+};
+
+static int lib_inited;
+
+static void lib_init(void)
+{
+	if (!lib_inited) {
+		elf_version(EV_CURRENT);
+		lib_inited = 1;
+	}
+}
+
+static void elfh_close(struct elfh *h)
+{
+	if (h->elf)
+		elf_end(h->elf);
+	if (h->fd >= 0)
+		close(h->fd);
+	free(h->path);
+	memset(h, 0, sizeof(*h));
+	h->fd = -1;
+}
+
+static void hex_of(char *out, size_t outlen, const unsigned char *p, size_t n)
+{
+	static const char digits[] = "0123456789abcdef";
+	size_t k = 0;
+	for (size_t i = 0; i < n && k + 2 < outlen; i++) {
+		out[k++] = digits[p[i] >> 4];
+		out[k++] = digits[p[i] & 15];
+	}
+	out[k] = 0;
+}
+
+/* Opens an ELF file from fd (taken over) named path. Returns 0, or -1 (fd closed). */
+static int elfh_from_fd(struct elfh *h, int fd, const char *path)
+{
+	memset(h, 0, sizeof(*h));
+	h->fd = -1;
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		if (elf)
+			elf_end(elf);
+		close(fd);
+		return -1;
+	}
+	h->fd = fd;
+	h->elf = elf;
+	h->path = strdup(path);
+	const void *id = NULL;
+	ssize_t n = dwelf_elf_gnu_build_id(elf, &id);
+	if (n > 0)
+		hex_of(h->bid, sizeof(h->bid), id, (size_t)n);
+	return 0;
+}
+
+static int elfh_open(struct elfh *h, const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	struct stat st;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -1;
+	}
+	return elfh_from_fd(h, fd, path);
+}
+
+/* 1 when the file carries DWARF with contents (not NOBITS as in a stripped file). */
+static int has_dwarf(Elf *elf)
+{
+	size_t shstrndx;
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return 0;
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS || sh.sh_size == 0)
+			continue;
+		const char *name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (name && (strcmp(name, ".debug_info") == 0 || strcmp(name, ".zdebug_info") == 0))
+			return 1;
+	}
+	return 0;
+}
+
+static int has_symtab(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB && sh.sh_size > 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* ---- finding the object ---- */
+
+struct find_ctx {
+	const char *want_bid;    /* NULL: any */
+	struct elfh *out;
+	char mismatch[4096 + 300]; /* the first file whose build ID differed */
+};
+
+static int try_object(void *vctx, const char *path)
+{
+	struct find_ctx *c = vctx;
+	struct elfh h;
+	if (elfh_open(&h, path) != 0)
+		return 0;
+	if (c->want_bid && c->want_bid[0] && h.bid[0] && strcmp(h.bid, c->want_bid) != 0) {
+		if (!c->mismatch[0])
+			snprintf(c->mismatch, sizeof(c->mismatch), "build ID mismatch (profile %s, file %s has %s)",
+			         c->want_bid, path, h.bid);
+		elfh_close(&h);
+		return 0;
+	}
+	*c->out = h;
+	return 1;
+}
+
+/* ---- finding the debug file ---- */
+
+struct debug_ctx {
+	const char *bid;   /* the object's build ID, "" when none */
+	const char *link;  /* .gnu_debuglink name, or NULL */
+	GElf_Word crc;
+	const char *self;  /* the object's own path (never its own debug file) */
+	struct elfh *out;
+};
+
+static uint32_t file_crc32(int fd)
+{
+	struct stat st;
+	if (fstat(fd, &st) != 0 || st.st_size == 0)
+		return 0;
+	void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (p == MAP_FAILED)
+		return 0;
+	uLong crc = crc32(0L, Z_NULL, 0);
+	const unsigned char *b = p;
+	size_t left = (size_t)st.st_size;
+	while (left) {
+		uInt chunk = left > (1u << 30) ? (1u << 30) : (uInt)left;
+		crc = crc32(crc, b, chunk);
+		b += chunk;
+		left -= chunk;
+	}
+	munmap(p, (size_t)st.st_size);
+	return (uint32_t)crc;
+}
+
+static int try_debug(void *vctx, const char *path)
+{
+	struct debug_ctx *c = vctx;
+	if (c->self && strcmp(path, c->self) == 0)
+		return 0;
+	struct elfh h;
+	if (elfh_open(&h, path) != 0)
+		return 0;
+	int ok = has_dwarf(h.elf);
+	if (ok && c->bid[0] && h.bid[0])
+		ok = strcmp(c->bid, h.bid) == 0;
+	else if (ok && c->link && !h.bid[0])
+		ok = file_crc32(h.fd) == c->crc;
+	if (!ok) {
+		elfh_close(&h);
+		return 0;
+	}
+	*c->out = h;
+	return 1;
+}
+
+static void find_debug(struct symfile *f, const struct symfile_cfg *cfg)
+{
+	GElf_Word crc = 0;
+	const char *link = dwelf_elf_gnu_debuglink(f->main.elf, &crc);
+	struct debug_ctx c = {f->main.bid, link, crc, f->main.path, &f->debug};
+	if (findfile_each_debug(f->main.path, f->main.bid[0] ? f->main.bid : NULL, link, cfg->debug_root,
+	                        try_debug, &c))
+		return;
+	if (f->main.bid[0]) {
+		char *path = NULL;
+		int fd = findfile_debuginfod(f->main.bid, 0, &path);
+		if (fd >= 0) {
+			struct elfh h;
+			if (elfh_from_fd(&h, fd, path) == 0) {
+				if (has_dwarf(h.elf) && (!h.bid[0] || strcmp(h.bid, f->main.bid) == 0))
+					f->debug = h;
+				else
+					elfh_close(&h);
+			}
+		}
+		free(path);
+	}
+}
+
+/* ---- opening ---- */
+
+static void load_segments(struct symfile *f)
+{
+	size_t n = 0;
+	if (elf_getphdrnum(f->main.elf, &n) != 0 || n == 0)
+		return;
+	f->loads = calloc(n, sizeof(*f->loads));
+	if (!f->loads)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+		if (gelf_getphdr(f->main.elf, (int)i, &ph) && ph.p_type == PT_LOAD)
+			f->loads[f->nloads++] = ph;
+	}
+}
+
+struct symfile *symfile_open(const char *map_path, const char *exact, const char *build_id,
+                             const struct symfile_cfg *cfg, char *why, size_t whylen)
+{
+	lib_init();
+	struct symfile *f = calloc(1, sizeof(*f));
+	if (!f) {
+		snprintf(why, whylen, "%s", strerror(ENOMEM));
+		return NULL;
+	}
+	f->main.fd = f->debug.fd = -1;
+	f->demangle = cfg->demangle;
+	if (build_id && !build_id[0])
+		build_id = NULL;
+	struct find_ctx fc = {.want_bid = build_id, .out = &f->main};
+	int found = exact ? try_object(&fc, exact)
+	                  : findfile_each_candidate(map_path, cfg->lib_prefix, cfg->sysroot, try_object, &fc);
+	if (!found && !exact && build_id) {
+		/* The object is gone: its debug file (symbols, DWARF, program headers) stands in. */
+		struct debug_ctx dc = {build_id, NULL, 0, NULL, &f->main};
+		found = findfile_each_debug(NULL, build_id, NULL, cfg->debug_root, try_debug, &dc);
+		if (!found) {
+			char *path = NULL;
+			int fd = findfile_debuginfod(build_id, 1, &path);
+			if (fd >= 0)
+				found = elfh_from_fd(&f->main, fd, path) == 0;
+			free(path);
+		}
+	}
+	if (!found) {
+		if (fc.mismatch[0])
+			snprintf(why, whylen, "%s", fc.mismatch);
+		else if (exact)
+			snprintf(why, whylen, "cannot open as an ELF file");
+		else
+			snprintf(why, whylen, "not found");
+		free(f);
+		return NULL;
+	}
+	load_segments(f);
+	Elf *dwelf = NULL;
+	if (has_dwarf(f->main.elf)) {
+		dwelf = f->main.elf;
+		f->dw_path = f->main.path;
+	} else {
+		find_debug(f, cfg);
+		if (f->debug.elf) {
+			dwelf = f->debug.elf;
+			f->dw_path = f->debug.path;
+		}
+	}
+	if (dwelf) {
+		f->dw = dwarf_begin_elf(dwelf, DWARF_C_READ, NULL);
+		if (f->dw)
+			f->dx = dwarfidx_new(f->dw, cfg->demangle);
+		else
+			f->dw_path = NULL;
+	}
+	/* The full symbol table beats .dynsym, wherever it is. */
+	if (!has_symtab(f->main.elf) && f->debug.elf && has_symtab(f->debug.elf))
+		elfsyms_load(&f->syms, f->debug.elf);
+	else
+		elfsyms_load(&f->syms, f->main.elf);
+	f->dem = calloc(f->syms.n ? f->syms.n : 1, sizeof(*f->dem));
+	return f;
+}
+
+int symfile_read_build_id(const char *path, char *out, size_t outlen)
+{
+	lib_init();
+	out[0] = 0;
+	struct elfh h;
+	if (elfh_open(&h, path) != 0)
+		return -1;
+	snprintf(out, outlen, "%s", h.bid);
+	elfh_close(&h);
+	return out[0] ? 0 : -1;
+}
+
+void symfile_free(struct symfile *f)
+{
+	if (!f)
+		return;
+	dwarfidx_free(f->dx);
+	if (f->dw)
+		dwarf_end(f->dw);
+	if (f->dem) {
+		for (size_t i = 0; i < f->syms.n; i++)
+			if (f->dem[i] && f->dem[i] != f->syms.v[i].name)
+				free((char *)f->dem[i]);
+		free(f->dem);
+	}
+	elfsyms_release(&f->syms);
+	free(f->loads);
+	elfh_close(&f->debug);
+	elfh_close(&f->main);
+	free(f);
+}
+
+const char *symfile_path(const struct symfile *f)
+{
+	return f->main.path;
+}
+
+const char *symfile_build_id(const struct symfile *f)
+{
+	return f->main.bid;
+}
+
+int symfile_has_dwarf(const struct symfile *f)
+{
+	return f->dx != NULL;
+}
+
+const char *symfile_debug_path(const struct symfile *f)
+{
+	return f->dw_path;
+}
+
+int symfile_vaddr(const struct symfile *f, uint64_t start, uint64_t offset, uint64_t addr,
+                  uint64_t *vaddr)
+{
+	uint64_t foff = addr - start + offset;
+	const GElf_Phdr *best = NULL;
+	for (size_t i = 0; i < f->nloads; i++) {
+		const GElf_Phdr *ph = &f->loads[i];
+		if (foff < ph->p_offset || foff - ph->p_offset >= ph->p_filesz)
+			continue;
+		if (!best || ((ph->p_flags & PF_X) && !(best->p_flags & PF_X)))
+			best = ph;
+	}
+	if (!best)
+		return -1;
+	*vaddr = foff - best->p_offset + best->p_vaddr;
+	return 0;
+}
+
+int symfile_contains(const struct symfile *f, uint64_t vaddr)
+{
+	for (size_t i = 0; i < f->nloads; i++) {
+		const GElf_Phdr *ph = &f->loads[i];
+		if (vaddr >= ph->p_vaddr && vaddr - ph->p_vaddr < ph->p_memsz)
+			return 1;
+	}
+	return 0;
+}
+
+static const char *sym_name(struct symfile *f, const struct elfsym *s)
+{
+	size_t i = (size_t)(s - f->syms.v);
+	if (!f->dem[i]) {
+		char *d = f->demangle ? demangle_name(s->name) : NULL;
+		f->dem[i] = d ? d : s->name;
+	}
+	return f->dem[i];
+}
+
+int symfile_resolve(struct symfile *f, uint64_t vaddr, struct dwarfidx_frame *out, int max,
+                    int inlines)
+{
+	if (max <= 0)
+		return 0;
+	int n = f->dx ? dwarfidx_lookup(f->dx, vaddr, out, max) : 0;
+	if (n == 0 || !out[n - 1].func) {
+		const struct elfsym *s = elfsyms_lookup(&f->syms, vaddr);
+		if (s) {
+			if (n == 0)
+				out[n++] = (struct dwarfidx_frame){NULL, NULL, 0};
+			out[n - 1].func = sym_name(f, s);
+		}
+	}
+	if (!inlines && n > 1) {
+		out[0] = out[n - 1];
+		n = 1;
+	}
+	return n;
+}
+
+void symfile_stats(const struct symfile *f, size_t *nsyms, size_t *ncus, size_t *ncus_loaded,
+                   size_t *nnodes)
+{
+	*nsyms = f->syms.n;
+	*ncus = *ncus_loaded = *nnodes = 0;
+	if (f->dx)
+		dwarfidx_stats(f->dx, ncus, ncus_loaded, nnodes);
+}
