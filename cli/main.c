@@ -21,7 +21,10 @@ static const struct command commands[] = {
 	{"diff", cmd_diff, "what grew and shrank between two profiles (--base OLD NEW)"},
 	{"collapsed", cmd_collapsed, "folded stacks (root;...;leaf N) for flame graph tools"},
 	{"callgraph", cmd_callgraph, "call graph as dot, svg or pdf (jeprof --dot/--svg/--pdf)"},
+	{"merge", cmd_merge, "sum several profiles into one heap_v2 file (-o OUT)"},
 	{"flame", cmd_flame, "interactive SVG flame graph (differential with --base)"},
+	{"pprof", cmd_pprof, "symbolized pprof protobuf for go tool pprof (-o OUT.pb.gz)"},
+	{"addr2line", cmd_addr2line, "resolve addresses of an ELF file like addr2line -f -i -C (fast)"},
 };
 
 static void usage(FILE *f)

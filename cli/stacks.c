@@ -64,6 +64,13 @@ int stacks_is_allocator(const char *s)
 	return strstr(s, "TCMalloc") != NULL || strncmp(s, "tcmalloc::", 10) == 0;
 }
 
+int stacks_is_allocator_module(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	return strncmp(base, "libjemalloc", 11) == 0;
+}
+
 /* Removes every innermost open..close group (and, for parens, a following "\s*const"),
    repeatedly, like jeprof's `while (s/\([^()]*\)(\s*const)?//g) {}`. */
 static void strip_groups(char *s, char open, char close, int eat_const)
@@ -380,6 +387,14 @@ static struct addr_info *addr_lookup(const struct profile *p, struct stacks *s, 
 		char sn[4096];
 		stacks_short_name(sym->frames[nf - 1].func, sn, sizeof(sn));
 		ai->alloc = (unsigned char)stacks_is_allocator(sn);
+	}
+	if (trim && !ai->alloc) {
+		/* jemalloc's own frames lead its stacks; a stripped libjemalloc leaves most of them
+		   nameless, and jeprof's nm look-up happens to call them "malloc". Anything inside the
+		   allocator's library is the allocator's. */
+		const struct prof_mapping *m = profile_find_mapping(p, addr);
+		const char *path = m && m->path ? m->path : sym && sym->module ? sym->module : NULL;
+		ai->alloc = (unsigned char)(path && stacks_is_allocator_module(path));
 	}
 	if (o->focus)
 		ai->focus = (unsigned char)addr_matches(o->focus, addr, sym);

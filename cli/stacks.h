@@ -32,7 +32,9 @@ struct stacks_options {
 	const regex_t *focus;   /* keep only stacks where some frame's name matches, or NULL */
 	const regex_t *ignore;  /* drop stacks where some frame's name matches, or NULL */
 	int trim;               /* -1: trim allocator frames when p->jemalloc_frames (default),
-	                           0: never, 1: always */
+	                           0: never, 1: always. A frame is the allocator's when its
+	                           function's short name is in jeprof's skip list or it lies in
+	                           libjemalloc; it is dropped with every frame younger than it. */
 };
 
 /* Fills o with the defaults for args a (value, granularity, focus/ignore, trim -1, STACKS_SHORT). */
@@ -86,5 +88,9 @@ char *stacks_short_name(const char *full, char *out, size_t cap);
 
 /* 1 when jeprof's allocator skip list (§1.5) contains this short name. */
 int stacks_is_allocator(const char *short_name);
+
+/* 1 when the mapped file at path is an allocator library whose frames lead jemalloc's stacks
+   (libjemalloc*): such frames are trimmed like named allocator frames. */
+int stacks_is_allocator_module(const char *path);
 
 #endif
