@@ -1,0 +1,230 @@
+/*
+ * http_pprof.c - the jeprof remote endpoints (/pprof/heap, /pprof/symbol, /pprof/cmdline)
+ * and Go's net/http/pprof layout (/debug/pprof/heap, allocs, symbol, cmdline, index), as
+ * FORMATS.md sections 4 and 5.5 describe them.
+ *
+ * It is not a profile writer: dumps come from collector_dump_fd (or jemalloc's prof.dump)
+ * and symbols from symbolz.c. Runs on the server thread; never allocates.
+ */
+#include "http_server.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "collector.h"
+#include "jemalloc_backend.h"
+#include "symbolz.h"
+
+static char cmdbuf[65536];
+static unsigned heap_seq;
+
+static void dump_failed(struct http_exchange *x, int rc)
+{
+	http_reply_text(x, rc == -ENOENT ? 409 : 500, "");
+	outbuf_puts(&x->ob, rc == -ENOENT ? "profiling is off (HEAPTAP_CONF=prof:false)" : "could not dump the profile");
+	outbuf_puts(&x->ob, ": errno ");
+	outbuf_i64(&x->ob, -rc);
+	outbuf_putc(&x->ob, '\n');
+}
+
+int http_pprof_dump_heapv2(struct http_exchange *x)
+{
+	if (!http_jemalloc_mode())
+		return collector_dump_fd(http_body_fd(x), DUMP_HEAPV2, "http");
+	const char *dir = http_tmpdir();
+	if (!dir)
+		return -errno;
+	char path[640];
+	struct outbuf ob;
+	outbuf_init(&ob, path, sizeof path - 1, -1);
+	outbuf_puts(&ob, dir);
+	outbuf_puts(&ob, "/http.");
+	outbuf_u64(&ob, heap_seq++);
+	outbuf_puts(&ob, ".heap");
+	path[ob.len] = 0;
+	int rc = jemalloc_backend_dump(path);
+	if (rc < 0)
+		return rc;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int e = errno;
+	unlink(path);
+	if (fd < 0)
+		return -e;
+	http_body_reset(x);
+	x->file_fd = fd;
+	return 0;
+}
+
+void http_pprof_heap(struct http_exchange *x)
+{
+	int rc = http_pprof_dump_heapv2(x);
+	if (rc < 0)
+		dump_failed(x, rc);
+}
+
+/* GET (no addresses) -> "num_symbols: 1"; POST body or GET query -> "0x<hex> <name>" lines. */
+void http_pprof_symbol(struct http_exchange *x)
+{
+	const char *s = x->body_len ? x->body : x->query;
+	size_t n = x->body_len ? x->body_len : x->query_len;
+	struct http_symaddr a;
+	size_t pos = 0;
+	if (x->req->method != HTTP_POST && !http_symbol_next(s, n, &pos, &a)) {
+		outbuf_puts(&x->ob, "num_symbols: 1\n");
+		return;
+	}
+	symbolz_begin();
+	pos = 0;
+	while (http_symbol_next(s, n, &pos, &a)) {
+		const char *name = symbolz_lookup((uintptr_t)a.addr);
+		if (!name || !*name)
+			continue;
+		char hex[17];
+		for (size_t i = 0; i < a.hex_len; i++) {
+			char c = a.hex[i];
+			hex[i] = c >= 'A' && c <= 'F' ? (char)(c + 32) : c;
+		}
+		outbuf_puts(&x->ob, "0x");
+		outbuf_put(&x->ob, hex, a.hex_len);
+		outbuf_putc(&x->ob, ' ');
+		outbuf_puts(&x->ob, name);
+		outbuf_putc(&x->ob, '\n');
+	}
+}
+
+/* Reads /proc/self/cmdline into cmdbuf; returns its length. */
+static size_t read_cmdline(void)
+{
+	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+	size_t len = 0;
+	if (fd < 0)
+		return 0;
+	while (len < sizeof cmdbuf) {
+		ssize_t r = read(fd, cmdbuf + len, sizeof cmdbuf - len);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		len += (size_t)r;
+	}
+	close(fd);
+	return len;
+}
+
+void http_pprof_cmdline(struct http_exchange *x, int go_style)
+{
+	size_t len = read_cmdline();
+	if (go_style) {
+		/* os.Args joined with NUL, as Go's handler writes them */
+		if (len && cmdbuf[len - 1] == 0)
+			len--;
+		outbuf_put(&x->ob, cmdbuf, len);
+		return;
+	}
+	/* jeprof: the first line names the program; use the real executable so a PIE main
+	   program (and a relative argv[0]) is found. Then the arguments, one a line. */
+	char exe[4096];
+	ssize_t el = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	size_t i = 0;
+	while (i < len && cmdbuf[i])
+		i++;
+	if (el > 0) {
+		outbuf_put(&x->ob, exe, (size_t)el);
+	} else {
+		outbuf_put(&x->ob, cmdbuf, i);
+	}
+	outbuf_putc(&x->ob, '\n');
+	for (i = i + 1; i < len; i++) {
+		outbuf_putc(&x->ob, cmdbuf[i] ? cmdbuf[i] : '\n');
+	}
+}
+
+static void go_error(struct http_exchange *x, int status, const char *msg)
+{
+	http_reply_text(x, status, msg);
+	outbuf_putc(&x->ob, '\n');
+	http_header(x, "X-Go-Pprof", "1");
+}
+
+/* Parses a non-negative decimal integer; returns -1 when it is not one. */
+static long parse_int(const char *v, long n)
+{
+	long r = 0;
+	if (n <= 0 || n > 9)
+		return -1;
+	for (long i = 0; i < n; i++) {
+		if (v[i] < '0' || v[i] > '9')
+			return -1;
+		r = r * 10 + (v[i] - '0');
+	}
+	return r;
+}
+
+void http_pprof_go(struct http_exchange *x, const char *name)
+{
+	int allocs = strcmp(name, "allocs") == 0;
+	if (!allocs && strcmp(name, "heap") != 0) {
+		go_error(x, 404, "Unknown profile");
+		return;
+	}
+	char v[32];
+	long dn = http_query_get(x->query, x->query_len, "debug", v, sizeof v);
+	long debug = dn >= 0 ? parse_int(v, dn) : 0;
+	if (debug < 0)
+		debug = 0; /* as Go's strconv.Atoi failure: the binary profile */
+	long sn = http_query_get(x->query, x->query_len, "seconds", v, sizeof v);
+	if (sn != -1) {
+		long secs = sn > 0 ? parse_int(v, sn) : -1;
+		if (secs <= 0) {
+			go_error(x, 400, "invalid value for \"seconds\" - must be a positive integer");
+			return;
+		}
+		if (debug != 0) {
+			go_error(x, 400, "seconds and debug params are incompatible");
+			return;
+		}
+		/* A delta needs two snapshots and a subtraction of stack tables that the collector
+		   does not keep; say so instead of serving a wrong profile. */
+		go_error(x, 400, "heaptap does not serve delta profiles (seconds=N): fetch two profiles "
+		                 "and compare them with go tool pprof -diff_base or heaptap diff");
+		return;
+	}
+	/* gc=N is accepted and ignored: there is no collector to run in a C heap. */
+	if (http_jemalloc_mode()) {
+		go_error(x, 501, "the jemalloc backend writes heap_v2 only: use /pprof/heap");
+		return;
+	}
+	int rc;
+	if (debug > 0) {
+		rc = collector_dump_fd(http_body_fd(x), DUMP_LEGACY, "http");
+	} else {
+		x->ctype = "application/octet-stream";
+		http_header(x, "Content-Disposition", allocs ? "attachment; filename=\"allocs\""
+		                                            : "attachment; filename=\"heap\"");
+		rc = collector_dump_fd(http_body_fd(x), DUMP_PPROF, "http");
+	}
+	if (rc < 0) {
+		x->headers_len = 0;
+		dump_failed(x, rc);
+		http_header(x, "X-Go-Pprof", "1");
+	}
+}
+
+void http_pprof_go_index(struct http_exchange *x)
+{
+	x->ctype = "text/html; charset=utf-8";
+	outbuf_puts(&x->ob,
+	            "<html>\n<head><title>/debug/pprof/</title></head>\n<body>\n"
+	            "/debug/pprof/ (heaptap)<br>\n<br>\nTypes of profiles available:\n"
+	            "<table>\n<thead><td>Count</td><td>Profile</td></thead>\n"
+	            "<tr><td>1</td><td><a href='allocs?debug=1'>allocs</a></td></tr>\n"
+	            "<tr><td>1</td><td><a href='heap?debug=1'>heap</a></td></tr>\n"
+	            "</table>\n<a href=\"cmdline\">cmdline</a>\n<br>\n<a href=\"symbol\">symbol</a>\n<br>\n"
+	            "<p>\nProfile Descriptions:\n<ul>\n"
+	            "<li><div class=profile-name>allocs: </div> the same sampled heap profile as heap "
+	            "(heaptap keeps live and cumulative data in one profile; use -sample_index=alloc_space)</li>\n"
+	            "<li><div class=profile-name>heap: </div> A sampling of memory allocations of live objects.</li>\n"
+	            "</ul>\n</p>\n</body>\n</html>\n");
+}
