@@ -23,6 +23,7 @@ static const struct command commands[] = {
 	{"callgraph", cmd_callgraph, "call graph as dot, svg or pdf (jeprof --dot/--svg/--pdf)"},
 	{"merge", cmd_merge, "sum several profiles into one heap_v2 file (-o OUT)"},
 	{"flame", cmd_flame, "interactive SVG flame graph (differential with --base)"},
+	{"report", cmd_report, "self-contained HTML report over a series of dumps: growth, leak suspects"},
 	{"pprof", cmd_pprof, "symbolized pprof protobuf for go tool pprof (-o OUT.pb.gz)"},
 	{"addr2line", cmd_addr2line, "resolve addresses of an ELF file like addr2line -f -i -C (fast)"},
 };

@@ -505,8 +505,8 @@ int flame_write_svg(const struct flame_graph *cg, const struct flame_options *o,
 		      out);
 	fprintf(out,
 	        "<svg version=\"1.1\" class=\"htflame\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
-	        "xmlns=\"http://www.w3.org/2000/svg\" data-fh=\"%.0f\" data-inverted=\"%d\" data-total=\"%.17g\"",
-	        width, height, width, height, fh, o->inverted ? 1 : 0, total);
+	        "xmlns=\"http://www.w3.org/2000/svg\" id=\"%s\" data-fh=\"%.0f\" data-inverted=\"%d\" data-total=\"%.17g\"",
+	        width, height, width, height, id, fh, o->inverted ? 1 : 0, total);
 	if (!o->fragment)
 		fputs(" onload=\"htflameInit(this)\"", out);
 	fputs(">\n", out);

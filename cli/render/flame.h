@@ -63,7 +63,8 @@ struct flame_options {
 	int differential;       /* colour by value - base: red grew, blue shrank */
 	int fragment;           /* 1: no XML prolog and no <script> (for inlining into HTML that
 	                           includes flame_script() once); 0: a standalone .svg document */
-	const char *id;         /* prefix for element ids (unique per page), NULL: "htf" */
+	const char *id;         /* the <svg> element's id and the prefix of the ids inside it (unique
+	                           per page; plain [A-Za-z0-9_-]), NULL: "htf" */
 };
 
 /* Fills o with the defaults above (mem palette, bytes, 1200 x 16, minwidth 0.1 px). */

@@ -1,9 +1,10 @@
 /*
- * svgscript.c - the JavaScript and CSS that make heaptap's flame graphs interactive, kept as
- * C string literals so the CLI is one self-contained binary. The same script serves a
- * standalone .svg (called from onload) and every graph inlined in an HTML report (called once
- * per <svg class="htflame">); it reads the layout back from the SVG, so it never needs data
- * the elements do not carry. Not a place for layout logic: flame.c decides every position.
+ * svgscript.c - the JavaScript and CSS that make heaptap's flame graphs and HTML report
+ * interactive, kept as C string literals so the CLI is one self-contained binary. The flame
+ * script serves a standalone .svg (called from onload) and every graph inlined in an HTML
+ * report (called once per <svg class="htflame">); it reads the layout back from the SVG, so it
+ * never needs data the elements do not carry. Not a place for layout logic: flame.c and
+ * report.c decide every position.
  */
 #include "svgscript.h"
 
@@ -202,6 +203,114 @@ static const char flame_css[] =
 	".htflame g.inl > rect { stroke: rgb(50,50,50); stroke-width: 0.8; stroke-dasharray: 3,2; }\n"
 ;
 
+static const char report_js[] =
+	"/* heaptap report: flame graphs, their search boxes, and the hover read-out of the chart. */\n"
+	"function htReportInit() {\n"
+	"  var svgs = document.querySelectorAll('svg.htflame'), i;\n"
+	"  for (i = 0; i < svgs.length; i++) htflameInit(svgs[i]);\n"
+	"  var boxes = document.querySelectorAll('input.flamesearch');\n"
+	"  for (i = 0; i < boxes.length; i++) (function (inp) {\n"
+	"    var svg = document.getElementById(inp.getAttribute('data-for'));\n"
+	"    inp.addEventListener('input', function () {\n"
+	"      if (inp.value) svg.htflame.search(inp.value); else svg.htflame.reset();\n"
+	"    });\n"
+	"  })(boxes[i]);\n"
+	"  var unz = document.querySelectorAll('button.flameunzoom');\n"
+	"  for (i = 0; i < unz.length; i++) (function (b) {\n"
+	"    var svg = document.getElementById(b.getAttribute('data-for'));\n"
+	"    b.addEventListener('click', function () { svg.htflame.unzoom(); });\n"
+	"  })(unz[i]);\n"
+	"  var dataEl = document.getElementById('ht-data');\n"
+	"  var chart = document.getElementById('chart');\n"
+	"  if (!dataEl || !chart) return;\n"
+	"  var d = JSON.parse(dataEl.textContent), g = d.geo;\n"
+	"  var cursor = chart.querySelector('.cursor'), info = document.getElementById('chartinfo');\n"
+	"  function xOf(k) { return g.ml + (g.tmax > 0 ? d.t[k] / g.tmax : 0.5) * g.pw; }\n"
+	"  function fmt(v) {\n"
+	"    if (!d.space) return Math.round(v).toLocaleString('en-US') + ' objects';\n"
+	"    var u = ['B', 'KiB', 'MiB', 'GiB', 'TiB'], a = Math.abs(v), k = 0;\n"
+	"    while (a >= 1024 && k < u.length - 1) { a /= 1024; k++; }\n"
+	"    return (v < 0 ? '-' : '') + (k ? a.toFixed(1) : Math.round(a)) + ' ' + u[k];\n"
+	"  }\n"
+	"  function row(tbl, color, label, value) {\n"
+	"    var tr = document.createElement('tr'), c0 = document.createElement('td');\n"
+	"    var c1 = document.createElement('td'), c2 = document.createElement('td');\n"
+	"    if (color) {\n"
+	"      var sw = document.createElement('span');\n"
+	"      sw.className = 'swatch';\n"
+	"      sw.style.background = color;\n"
+	"      c0.appendChild(sw);\n"
+	"    }\n"
+	"    c1.textContent = label;\n"
+	"    c2.textContent = value;\n"
+	"    c2.className = 'num';\n"
+	"    tr.appendChild(c0); tr.appendChild(c1); tr.appendChild(c2);\n"
+	"    tbl.appendChild(tr);\n"
+	"  }\n"
+	"  function show(k) {\n"
+	"    var x = xOf(k);\n"
+	"    cursor.setAttribute('x1', x);\n"
+	"    cursor.setAttribute('x2', x);\n"
+	"    cursor.classList.remove('hide');\n"
+	"    info.textContent = '';\n"
+	"    var h = document.createElement('div');\n"
+	"    h.className = 'infohead';\n"
+	"    h.textContent = 'dump ' + (k + 1) + ' of ' + d.t.length + ': ' + d.files[k] + ' at ' +\n"
+	"      (d.timeKnown ? d.t[k].toFixed(3) + ' s' : 'index ' + k);\n"
+	"    info.appendChild(h);\n"
+	"    var tbl = document.createElement('table');\n"
+	"    row(tbl, null, 'total', fmt(d.total[k]));\n"
+	"    for (var j = d.series.length - 1; j >= 0; j--)\n"
+	"      row(tbl, d.series[j].color, d.series[j].label, fmt(d.series[j].v[k]));\n"
+	"    info.appendChild(tbl);\n"
+	"    chart.setAttribute('data-hover', k);\n"
+	"  }\n"
+	"  chart.addEventListener('mousemove', function (ev) {\n"
+	"    var r = chart.getBoundingClientRect();\n"
+	"    var x = (ev.clientX - r.left) * (g.w / r.width), best = 0, bd = Infinity;\n"
+	"    for (var k = 0; k < d.t.length; k++) {\n"
+	"      var dx = Math.abs(xOf(k) - x);\n"
+	"      if (dx < bd) { bd = dx; best = k; }\n"
+	"    }\n"
+	"    show(best);\n"
+	"  });\n"
+	"  chart.addEventListener('mouseleave', function () { cursor.classList.add('hide'); });\n"
+	"  chart.htShow = show;\n"
+	"}\n"
+	"document.addEventListener('DOMContentLoaded', htReportInit);\n"
+;
+
+static const char report_css[] =
+	"body { font-family: \"DejaVu Sans\", Verdana, Arial, sans-serif; margin: 0 24px 40px; color: #222; background: #fff; }\n"
+	"h1 { font-size: 22px; margin: 18px 0 4px; }\n"
+	"h2 { font-size: 17px; margin: 28px 0 8px; border-bottom: 1px solid #ccc; padding-bottom: 3px; }\n"
+	"p.note { color: #555; font-size: 13px; margin: 4px 0 10px; max-width: 1200px; }\n"
+	"table.data { border-collapse: collapse; font-size: 13px; }\n"
+	"table.data th, table.data td { padding: 3px 8px; border-bottom: 1px solid #e4e4e4; text-align: left; vertical-align: top; }\n"
+	"table.data th { background: #f2f2f2; }\n"
+	"td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }\n"
+	"td.site { font-family: \"DejaVu Sans Mono\", monospace; }\n"
+	"tr.suspect td { background: #fff3f0; }\n"
+	"details summary { cursor: pointer; color: #444; }\n"
+	"pre.stack { margin: 4px 0; font-size: 12px; white-space: pre-wrap; }\n"
+	".chartwrap { display: flex; gap: 16px; align-items: flex-start; }\n"
+	"#chart text { font-size: 11px; fill: #333; }\n"
+	"#chart .axis { stroke: #888; stroke-width: 1; }\n"
+	"#chart .grid { stroke: #e6e6e6; stroke-width: 1; }\n"
+	"#chart .totalline { fill: none; stroke: #000; stroke-width: 1.5; }\n"
+	"#chart .cursor { stroke: #c00; stroke-width: 1; }\n"
+	"#chart .hide { display: none; }\n"
+	"#chartinfo { font-size: 12px; min-width: 300px; max-width: 460px; }\n"
+	"#chartinfo .infohead { font-weight: bold; margin-bottom: 4px; }\n"
+	"#chartinfo td { padding: 1px 6px; }\n"
+	".swatch { display: inline-block; width: 10px; height: 10px; border: 1px solid #666; }\n"
+	".legend { font-size: 12px; margin: 6px 0; }\n"
+	".legend span.item { margin-right: 14px; white-space: nowrap; }\n"
+	".flametools { margin: 6px 0; font-size: 13px; }\n"
+	".flametools input { width: 260px; }\n"
+	".flamebox { overflow-x: auto; }\n"
+;
+
 const char *svgscript_flame_js(void)
 {
 	return flame_js;
@@ -210,4 +319,14 @@ const char *svgscript_flame_js(void)
 const char *svgscript_flame_css(void)
 {
 	return flame_css;
+}
+
+const char *svgscript_report_js(void)
+{
+	return report_js;
+}
+
+const char *svgscript_report_css(void)
+{
+	return report_css;
 }

@@ -1,5 +1,5 @@
 /*
- * svgscript.h - the script and style sheet embedded in heaptap's SVG flame graphs and HTML
+ * svgscript.h - the scripts and style sheets embedded in heaptap's SVG flame graphs and HTML
  * reports. The script defines htflameInit(svg): it reads the frames back from an
  * <svg class="htflame"> written by flame.c and wires hover details, click-to-zoom, Reset Zoom,
  * regex Search (highlight + "Matched: P%"), the ic (ignore case) toggle and, in a standalone
@@ -12,5 +12,9 @@
 
 const char *svgscript_flame_js(void);
 const char *svgscript_flame_css(void);
+/* The report page's script (calls htflameInit for every graph, wires the search boxes and the
+   chart's hover read-out from the JSON in <script id="ht-data">) and its style sheet. */
+const char *svgscript_report_js(void);
+const char *svgscript_report_css(void);
 
 #endif

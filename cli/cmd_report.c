@@ -1,0 +1,204 @@
+/*
+ * cmd_report.c - `heaptap report DUMPS... -o report.html`: reads a series of dumps of one
+ * program, orders them (pid, sequence number, time), symbolizes every address once over the
+ * whole series, takes each dump's time (its metadata, else the file's modification time) and
+ * hands everything to render/report.c, which analyses and writes the page.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cmd.h"
+#include "common.h"
+#include "render/report.h"
+
+static const char report_help[] =
+	"usage: heaptap report [options] [BINARY] DUMP... [-o report.html]\n"
+	"Writes one self-contained HTML file (inline SVG, CSS and JavaScript; no network access) about a\n"
+	"series of heap dumps of one program (stdout without -o): live heap over time, leak suspects\n"
+	"(stacks growing steadily: slope > 0, R^2 >= 0.8, increasing-step fraction >= 0.7, see\n"
+	"docs/REPORT.md), top growers, the peak dump's top functions and flame graph, a differential\n"
+	"flame graph first -> last, and the process facts from the dumps' metadata. Dumps are ordered\n"
+	"by pid, sequence number (from jemalloc-style names <prefix>.<pid>.<seq>.<trigger>.heap) and\n"
+	"time; a dump's time is its metadata's, else its file's modification time.\n"
+	"  --title=TEXT           page title (default \"heaptap report\")\n";
+
+enum { O_TITLE = 1 };
+
+static const struct common_opt report_opts[] = {
+	{"title", 1, O_TITLE},
+	{NULL, 0, 0},
+};
+
+static int report_opt(void *ctx, int id, const char *v)
+{
+	if (id == O_TITLE)
+		*(const char **)ctx = v;
+	return 0;
+}
+
+struct dump_ref {
+	size_t idx;
+	int pid;
+	long long seq; /* from the file name, -1 when it has none */
+	int64_t time_ns;
+	const char *path;
+};
+
+/* Parses "<prefix>.<pid>.<seq>.<trigger>[<n>].heap" (jemalloc's and heaptap's names). */
+static void parse_name(const char *path, int *pid, long long *seq)
+{
+	const char *b = strrchr(path, '/');
+	b = b ? b + 1 : path;
+	*seq = -1;
+	/* walk the dot-separated fields from the end: ... pid . seq . trig . heap */
+	const char *f[8];
+	size_t nf = 0;
+	for (const char *p = b + strlen(b); p > b && nf < 8;) {
+		const char *q = p;
+		while (q > b && q[-1] != '.')
+			q--;
+		f[nf++] = q;
+		p = q > b ? q - 1 : b;
+	}
+	if (nf < 5) /* heap, trig, seq, pid, prefix */
+		return;
+	char *end;
+	long long s = strtoll(f[2], &end, 10);
+	if (end == f[2] || *end != '.')
+		return;
+	long pd = strtol(f[3], &end, 10);
+	if (end == f[3] || *end != '.')
+		return;
+	*seq = s;
+	if (*pid == 0)
+		*pid = (int)pd;
+}
+
+static int cmp_dump(const void *x, const void *y)
+{
+	const struct dump_ref *a = x, *b = y;
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
+	if (a->seq != b->seq && a->seq >= 0 && b->seq >= 0)
+		return a->seq < b->seq ? -1 : 1;
+	if (a->time_ns != b->time_ns)
+		return a->time_ns < b->time_ns ? -1 : 1;
+	int c = strcmp(a->path, b->path);
+	if (c)
+		return c;
+	return a->idx < b->idx ? -1 : a->idx > b->idx;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	const char *title = NULL;
+	struct common_args a;
+	struct common_extra ex = {.opts = report_opts, .handle = report_opt, .ctx = &title, .help = report_help};
+	int rc = common_parse(&a, argc, argv, &ex);
+	if (rc >= 0) {
+		common_args_release(&a);
+		return rc;
+	}
+	if (a.nprofiles == 0) {
+		rc = common_usage_error(&a, "no dumps given");
+		common_args_release(&a);
+		return rc;
+	}
+	size_t n = a.nprofiles;
+	struct profile *raw = calloc(n, sizeof *raw), *dumps = calloc(n, sizeof *dumps);
+	struct dump_ref *refs = calloc(n, sizeof *refs);
+	const char **paths = calloc(n, sizeof *paths);
+	double *time_s = calloc(n, sizeof *time_s);
+	int64_t *time_ns = calloc(n, sizeof *time_ns);
+	int *shared = calloc(n, sizeof *shared);
+	struct profile all;
+	profile_init(&all);
+	if (!raw || !dumps || !refs || !paths || !time_s || !time_ns || !shared) {
+		fputs("heaptap: report: out of memory\n", stderr);
+		exit(1);
+	}
+	size_t loaded = 0;
+	int distinct = 0; /* the dumps have different times */
+	rc = 0;
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		profile_init(&raw[i]);
+		loaded++;
+		rc = common_read(&a, a.profiles[i], &raw[i]);
+		if (rc)
+			break;
+		refs[i].idx = i;
+		refs[i].path = a.profiles[i];
+		refs[i].pid = raw[i].pid;
+		refs[i].time_ns = raw[i].time_ns;
+		if (refs[i].time_ns == 0) {
+			struct stat sb;
+			if (stat(a.profiles[i], &sb) == 0)
+				refs[i].time_ns = (int64_t)sb.st_mtim.tv_sec * 1000000000 + sb.st_mtim.tv_nsec;
+		}
+		parse_name(a.profiles[i], &refs[i].pid, &refs[i].seq);
+	}
+	if (rc == 0) {
+		qsort(refs, n, sizeof *refs, cmp_dump);
+		for (size_t i = 0; i < n; i++) {
+			dumps[i] = raw[refs[i].idx]; /* moves ownership; raw[] is not released */
+			paths[i] = refs[i].path;
+			time_ns[i] = refs[i].time_ns;
+		}
+		for (size_t i = 1; i < n; i++)
+			if (time_ns[i] != time_ns[0])
+				distinct = 1;
+		for (size_t i = 0; i < n; i++)
+			time_s[i] = distinct ? (double)(time_ns[i] - time_ns[0]) / 1e9 : (double)i;
+		/* Symbolize every address of the series once, then lend the table to each dump. */
+		for (size_t i = 0; i < n; i++)
+			profile_merge(&all, &dumps[i], 1);
+		rc = common_symbolize(&a, &all);
+		for (size_t i = 0; i < n && rc == 0; i++) {
+			if (!dumps[i].syms) {
+				dumps[i].syms = all.syms;
+				shared[i] = 1;
+			}
+		}
+	}
+	if (rc == 0) {
+		struct report_input in = {
+			.dumps = dumps, .paths = paths, .n = n, .time_s = time_s, .time_ns = time_ns, .title = title,
+		};
+		in.time_known = distinct || (n == 1 && time_ns[0] != 0);
+		FILE *out = stdout;
+		if (a.output && !(out = fopen(a.output, "w"))) {
+			fprintf(stderr, "heaptap: %s: %s\n", a.output, strerror(errno));
+			rc = 1;
+		} else {
+			int w = report_write_html(out, &a, &in);
+			int cl = out == stdout ? fflush(out) : fclose(out);
+			if (w != 0 || cl != 0) {
+				fprintf(stderr, "heaptap: %s: %s\n", a.output ? a.output : "stdout", strerror(errno));
+				rc = 1;
+			}
+		}
+	}
+	if (rc == 0) {
+		for (size_t i = 0; i < n; i++) {
+			if (shared[i])
+				dumps[i].syms = NULL;
+			profile_release(&dumps[i]);
+		}
+	} else {
+		for (size_t i = 0; i < loaded; i++)
+			profile_release(&raw[i]);
+	}
+	profile_release(&all);
+	free(raw);
+	free(dumps);
+	free(refs);
+	free(paths);
+	free(time_s);
+	free(time_ns);
+	free(shared);
+	common_args_release(&a);
+	return rc;
+}

@@ -1,0 +1,769 @@
+/*
+ * report.c - the HTML series report of report.h: per-stack series of live values across the
+ * dumps, the least-squares fits that find leak suspects and growers, and the page itself
+ * (chart SVG, tables, flame graphs from flame.c, facts). It writes one file with everything
+ * inline; it does not load, order or symbolize dumps.
+ */
+#include "report.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../stacks.h"
+#include "flame.h"
+#include "svgflame.h"
+#include "svgscript.h"
+#include "svgutil.h"
+
+#define CHART_SERIES 8  /* stacks drawn in the chart; the rest is "other" */
+#define TABLE_ROWS 25   /* rows of the peak dump's top table */
+#define GROWER_ROWS 15
+#define SUSPECT_ROWS 15
+
+static void *xrealloc(void *p, size_t n)
+{
+	void *q = realloc(p, n ? n : 1);
+	if (!q) {
+		fputs("heaptap: report: out of memory\n", stderr);
+		abort();
+	}
+	return q;
+}
+
+/* ---- fits ---- */
+
+void report_fit_series(const double *t, const double *v, size_t n, struct report_fit *f)
+{
+	memset(f, 0, sizeof *f);
+	if (n == 0)
+		return;
+	double mt = 0, mv = 0;
+	for (size_t i = 0; i < n; i++) {
+		mt += t[i];
+		mv += v[i];
+	}
+	mt /= (double)n;
+	mv /= (double)n;
+	double stt = 0, stv = 0, svv = 0;
+	for (size_t i = 0; i < n; i++) {
+		stt += (t[i] - mt) * (t[i] - mt);
+		stv += (t[i] - mt) * (v[i] - mv);
+		svv += (v[i] - mv) * (v[i] - mv);
+	}
+	f->slope = stt > 0 ? stv / stt : 0;
+	f->intercept = mv - f->slope * mt;
+	/* R² of a simple linear fit is the squared correlation of t and v. */
+	f->r2 = stt > 0 && svv > 0 ? (stv * stv) / (stt * svv) : 0;
+	for (size_t i = 1; i < n; i++) {
+		if (v[i] > v[i - 1])
+			f->inc++;
+		else if (v[i] < v[i - 1])
+			f->dec++;
+	}
+	f->monotone = f->inc + f->dec ? (double)f->inc / (f->inc + f->dec) : 0;
+}
+
+int report_is_suspect(const struct report_fit *f, size_t n)
+{
+	return n >= REPORT_MIN_DUMPS && f->slope > 0 && f->r2 >= REPORT_MIN_R2 &&
+	       f->monotone >= REPORT_MIN_MONOTONE;
+}
+
+/* ---- series of stacks ---- */
+
+struct series {
+	char *key;          /* frame names joined by '\n', root first */
+	const char *leaf;   /* points into key: the last name */
+	const char *caller; /* the name before it (a copy), or NULL */
+	double *v;          /* one value per dump */
+	double peak;        /* max over dumps */
+	struct report_fit fit;
+};
+
+struct series_set {
+	struct series *s;
+	size_t n, cap;
+	uint32_t *tab;      /* open addressing over indexes + 1 (0 = empty) */
+	size_t tab_cap;
+	size_t ndumps;
+};
+
+static uint64_t hash_str(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 1099511628211ull;
+	}
+	return h ^ (h >> 31);
+}
+
+static void set_grow(struct series_set *ss)
+{
+	size_t cap = ss->tab_cap ? ss->tab_cap * 2 : 1024;
+	uint32_t *t = xrealloc(NULL, cap * sizeof *t);
+	memset(t, 0, cap * sizeof *t);
+	for (size_t i = 0; i < ss->n; i++) {
+		size_t j = hash_str(ss->s[i].key) & (cap - 1);
+		while (t[j])
+			j = (j + 1) & (cap - 1);
+		t[j] = (uint32_t)i + 1;
+	}
+	free(ss->tab);
+	ss->tab = t;
+	ss->tab_cap = cap;
+}
+
+static struct series *set_get(struct series_set *ss, const char *key)
+{
+	if ((ss->n + 1) * 2 > ss->tab_cap)
+		set_grow(ss);
+	size_t j = hash_str(key) & (ss->tab_cap - 1);
+	while (ss->tab[j]) {
+		struct series *s = &ss->s[ss->tab[j] - 1];
+		if (strcmp(s->key, key) == 0)
+			return s;
+		j = (j + 1) & (ss->tab_cap - 1);
+	}
+	if (ss->n == ss->cap) {
+		ss->cap = ss->cap ? ss->cap * 2 : 256;
+		ss->s = xrealloc(ss->s, ss->cap * sizeof *ss->s);
+	}
+	struct series *s = &ss->s[ss->n];
+	memset(s, 0, sizeof *s);
+	size_t len = strlen(key);
+	s->key = xrealloc(NULL, len + 1);
+	memcpy(s->key, key, len + 1);
+	const char *nl = strrchr(s->key, '\n');
+	s->leaf = nl ? nl + 1 : s->key;
+	if (nl) {
+		const char *p = nl;
+		while (p > s->key && p[-1] != '\n')
+			p--;
+		size_t cl = (size_t)(nl - p);
+		char *c = xrealloc(NULL, cl + 1);
+		memcpy(c, p, cl);
+		c[cl] = 0;
+		s->caller = c;
+	}
+	s->v = xrealloc(NULL, ss->ndumps * sizeof *s->v);
+	memset(s->v, 0, ss->ndumps * sizeof *s->v);
+	ss->tab[j] = (uint32_t)ss->n + 1;
+	ss->n++;
+	return s;
+}
+
+static void set_release(struct series_set *ss)
+{
+	for (size_t i = 0; i < ss->n; i++) {
+		free(ss->s[i].key);
+		free((char *)ss->s[i].caller);
+		free(ss->s[i].v);
+	}
+	free(ss->s);
+	free(ss->tab);
+}
+
+/* Adds dump d's traces to the series. */
+static void set_add_dump(struct series_set *ss, const struct stacks *st, size_t d)
+{
+	char *key = NULL;
+	size_t cap = 0;
+	for (size_t t = 0; t < st->ntraces; t++) {
+		const struct stacks_trace *tr = &st->traces[t];
+		size_t len = 0;
+		for (uint32_t i = 0; i < tr->nframes; i++)
+			len += strlen(st->names[tr->frames[i]].name) + 1;
+		if (len + 1 > cap) {
+			cap = (len + 1) * 2;
+			key = xrealloc(key, cap);
+		}
+		char *o = key;
+		for (uint32_t i = 0; i < tr->nframes; i++) {
+			const char *nm = st->names[tr->frames[i]].name;
+			size_t l = strlen(nm);
+			if (i)
+				*o++ = '\n';
+			memcpy(o, nm, l);
+			o += l;
+		}
+		*o = 0;
+		set_get(ss, key)->v[d] += tr->value;
+	}
+	free(key);
+}
+
+/* ---- output helpers ---- */
+
+static void esc(FILE *out, const char *s)
+{
+	svgutil_escape(out, s ? s : "");
+}
+
+/* A JSON string literal, safe inside <script> ('<' escaped). */
+static void json_str(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			fprintf(out, "\\%c", *p);
+		else if (*p < 0x20 || *p == '<' || *p == '>' || *p == '&')
+			fprintf(out, "\\u%04x", *p);
+		else
+			fputc(*p, out);
+	}
+	fputc('"', out);
+}
+
+static const char *fmt_value(char *buf, double v, int space)
+{
+	if (space)
+		return svgutil_bytes(buf, v);
+	svgutil_commas(buf, v);
+	return buf;
+}
+
+static const char *fmt_rate(char *buf, double v, int space, int time_known)
+{
+	char num[32];
+	snprintf(buf, 48, "%s%s/%s", v > 0 ? "+" : "", fmt_value(num, v, space), time_known ? "s" : "dump");
+	return buf;
+}
+
+static const char *fmt_time(char *buf, size_t cap, int64_t ns)
+{
+	if (ns <= 0) {
+		snprintf(buf, cap, "unknown");
+		return buf;
+	}
+	time_t secs = (time_t)(ns / 1000000000);
+	struct tm tm;
+	gmtime_r(&secs, &tm);
+	char d[64];
+	strftime(d, sizeof d, "%Y-%m-%d %H:%M:%S", &tm);
+	snprintf(buf, cap, "%s.%03d UTC", d, (int)((ns / 1000000) % 1000));
+	return buf;
+}
+
+/* The trigger letter of a jemalloc/heaptap dump name "<prefix>.<pid>.<seq>.<t><n>.heap". */
+static const char *trigger_of(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	const char *end = strstr(base, ".heap");
+	if (!end)
+		return "";
+	const char *p = end;
+	while (p > base && p[-1] != '.')
+		p--;
+	if (p == base)
+		return "";
+	switch (*p) {
+	case 'i': return "interval";
+	case 'u': return "gdump";
+	case 'm': return "manual";
+	case 'f': return "final";
+	case 't': return "time";
+	case 's': return "signal";
+	}
+	return "";
+}
+
+/* The stack of a series as text, one frame a line, leaf first. */
+static void write_stack(FILE *out, const char *key)
+{
+	const char *end = key + strlen(key);
+	while (end > key) {
+		const char *p = end;
+		while (p > key && p[-1] != '\n')
+			p--;
+		svgutil_escape_n(out, p, (size_t)(end - p));
+		fputc('\n', out);
+		end = p > key ? p - 1 : key;
+	}
+}
+
+static const char *const chart_colors[CHART_SERIES + 1] = {
+	"#e6550d", "#3182bd", "#31a354", "#756bb1", "#de2d26", "#fdae6b", "#6baed6", "#a1d99b", "#bdbdbd",
+};
+
+/* ---- sections ---- */
+
+struct ctx {
+	FILE *out;
+	const struct common_args *a;
+	const struct report_input *in;
+	int space;
+	struct series_set ss;
+	double *total;       /* per dump, the selected value over all samples */
+	size_t peak;         /* dump with the largest total */
+	uint32_t *order;     /* series by peak value, descending */
+	size_t nchart;
+};
+
+static const struct ctx *sort_ctx;
+
+static int cmp_peak(const void *x, const void *y)
+{
+	const struct series *a = &sort_ctx->ss.s[*(const uint32_t *)x], *b = &sort_ctx->ss.s[*(const uint32_t *)y];
+	if (a->peak != b->peak)
+		return a->peak > b->peak ? -1 : 1;
+	return strcmp(a->key, b->key);
+}
+
+static int cmp_slope(const void *x, const void *y)
+{
+	const struct series *a = &sort_ctx->ss.s[*(const uint32_t *)x], *b = &sort_ctx->ss.s[*(const uint32_t *)y];
+	if (a->fit.slope != b->fit.slope)
+		return a->fit.slope > b->fit.slope ? -1 : 1;
+	return strcmp(a->key, b->key);
+}
+
+static int cmp_growth(const void *x, const void *y)
+{
+	size_t n = sort_ctx->in->n;
+	const struct series *a = &sort_ctx->ss.s[*(const uint32_t *)x], *b = &sort_ctx->ss.s[*(const uint32_t *)y];
+	double da = a->v[n - 1] - a->v[0], db = b->v[n - 1] - b->v[0];
+	if (da != db)
+		return da > db ? -1 : 1;
+	return strcmp(a->key, b->key);
+}
+
+static void series_label(FILE *out, const struct series *s)
+{
+	esc(out, s->leaf);
+	if (s->caller) {
+		fputs(" \xe2\x86\x90 ", out); /* ← */
+		esc(out, s->caller);
+	}
+}
+
+static void write_chart(struct ctx *c)
+{
+	FILE *out = c->out;
+	const struct report_input *in = c->in;
+	size_t n = in->n;
+	const double W = 900, H = 320, ml = 80, mr = 20, mt = 12, mb = 42;
+	double pw = W - ml - mr, ph = H - mt - mb;
+	double tmax = in->time_s[n - 1] > 0 ? in->time_s[n - 1] : 0;
+	double ymax = 0;
+	for (size_t i = 0; i < n; i++) {
+		double sum = 0;
+		for (size_t k = 0; k < c->nchart; k++)
+			sum += c->ss.s[c->order[k]].v[i];
+		if (c->total[i] > ymax)
+			ymax = c->total[i];
+		if (sum > ymax)
+			ymax = sum;
+	}
+	if (!(ymax > 0))
+		ymax = 1;
+	ymax *= 1.05;
+#define XOF(i) (ml + (tmax > 0 ? in->time_s[i] / tmax : 0.5) * pw)
+#define YOF(v) (mt + ph - ((v) / ymax) * ph)
+	fprintf(out, "<div class=\"chartwrap\"><svg id=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" "
+	             "height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\">\n", W, H, W, H);
+	char buf[64];
+	for (int k = 0; k <= 4; k++) {
+		double v = ymax / 1.05 * k / 4, y = YOF(v);
+		fprintf(out, "<line class=\"grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>", ml, ml + pw, y, y);
+		fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n", ml - 6, y + 4,
+		        fmt_value(buf, v, c->space));
+	}
+	for (int k = 0; k <= 5; k++) {
+		double x = ml + pw * k / 5;
+		double tv = tmax * k / 5;
+		fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%.*f%s</text>", x, mt + ph + 16,
+		        in->time_known ? (tmax < 10 ? 2 : 1) : 0, tv, in->time_known ? " s" : "");
+	}
+	fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n", ml + pw / 2, H - 6,
+	        in->time_known ? "time since the first dump" : "dump index (times unknown)");
+	/* stacked areas, bottom up: the top series first, then "other" */
+	double *lo = xrealloc(NULL, n * sizeof *lo), *hi = xrealloc(NULL, n * sizeof *hi);
+	memset(lo, 0, n * sizeof *lo);
+	for (size_t k = 0; k <= c->nchart; k++) {
+		const struct series *s = k < c->nchart ? &c->ss.s[c->order[k]] : NULL;
+		for (size_t i = 0; i < n; i++) {
+			double v = s ? s->v[i] : c->total[i] - lo[i];
+			hi[i] = lo[i] + (v > 0 ? v : 0);
+		}
+		fprintf(out, "<path class=\"area\" fill=\"%s\" fill-opacity=\"0.85\" d=\"", chart_colors[k]);
+		for (size_t i = 0; i < n; i++)
+			fprintf(out, "%s%.1f,%.1f", i ? "L" : "M", XOF(i), YOF(hi[i]));
+		for (size_t i = n; i-- > 0;)
+			fprintf(out, "L%.1f,%.1f", XOF(i), YOF(lo[i]));
+		fputs("Z\"><title>", out);
+		if (s)
+			series_label(out, s);
+		else
+			fputs("other stacks", out);
+		fputs("</title></path>\n", out);
+		memcpy(lo, hi, n * sizeof *lo);
+	}
+	free(lo);
+	free(hi);
+	fputs("<polyline class=\"totalline\" points=\"", out);
+	for (size_t i = 0; i < n; i++)
+		fprintf(out, "%s%.1f,%.1f", i ? " " : "", XOF(i), YOF(c->total[i]));
+	fputs("\"/>\n", out);
+	for (size_t i = 0; i < n; i++)
+		fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\"><title>dump %zu: %s</title></circle>", XOF(i),
+		        YOF(c->total[i]), i + 1, fmt_value(buf, c->total[i], c->space));
+	fprintf(out, "\n<line class=\"axis\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>", ml, ml + pw, mt + ph, mt + ph);
+	fprintf(out, "<line class=\"axis\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>", ml, ml, mt, mt + ph);
+	fprintf(out, "<line class=\"cursor hide\" x1=\"0\" x2=\"0\" y1=\"%.1f\" y2=\"%.1f\"/>\n", mt, mt + ph);
+	fputs("</svg><div id=\"chartinfo\">Move the mouse over the chart to read the values of each dump.</div></div>\n", out);
+	fputs("<div class=\"legend\">", out);
+	for (size_t k = 0; k <= c->nchart; k++) {
+		fprintf(out, "<span class=\"item\"><span class=\"swatch\" style=\"background:%s\"></span> ", chart_colors[k]);
+		if (k < c->nchart)
+			series_label(out, &c->ss.s[c->order[k]]);
+		else
+			fputs("other stacks", out);
+		fputs("</span> ", out);
+	}
+	fputs("<span class=\"item\">&#8212; total</span></div>\n", out);
+
+	/* data for the hover read-out */
+	fputs("<script type=\"application/json\" id=\"ht-data\">{", out);
+	fprintf(out, "\"geo\":{\"w\":%.0f,\"ml\":%.1f,\"pw\":%.1f,\"tmax\":%.17g},\"space\":%d,\"timeKnown\":%d,\"t\":[",
+	        W, ml, pw, tmax, c->space, in->time_known);
+	for (size_t i = 0; i < n; i++)
+		fprintf(out, "%s%.6f", i ? "," : "", in->time_s[i]);
+	fputs("],\"files\":[", out);
+	for (size_t i = 0; i < n; i++) {
+		const char *b = strrchr(in->paths[i], '/');
+		if (i)
+			fputc(',', out);
+		json_str(out, b ? b + 1 : in->paths[i]);
+	}
+	fputs("],\"total\":[", out);
+	for (size_t i = 0; i < n; i++)
+		fprintf(out, "%s%.17g", i ? "," : "", c->total[i]);
+	fputs("],\"series\":[", out);
+	for (size_t k = 0; k < c->nchart; k++) {
+		const struct series *s = &c->ss.s[c->order[k]];
+		char label[1024];
+		snprintf(label, sizeof label, "%s%s%s", s->leaf, s->caller ? " \xe2\x86\x90 " : "", s->caller ? s->caller : "");
+		fprintf(out, "%s{\"color\":\"%s\",\"label\":", k ? "," : "", chart_colors[k]);
+		json_str(out, label);
+		fputs(",\"v\":[", out);
+		for (size_t i = 0; i < n; i++)
+			fprintf(out, "%s%.17g", i ? "," : "", s->v[i]);
+		fputs("]}", out);
+	}
+	fputs("]}</script>\n", out);
+#undef XOF
+#undef YOF
+}
+
+static void write_fit_cells(struct ctx *c, const struct series *s)
+{
+	char b1[64], b2[64], b3[64];
+	size_t n = c->in->n;
+	fprintf(c->out, "<td class=\"num\">%s</td><td class=\"num\">%s</td><td class=\"num\">%s</td>",
+	        fmt_rate(b1, s->fit.slope, c->space, c->in->time_known), fmt_value(b2, s->v[0], c->space),
+	        fmt_value(b3, s->v[n - 1], c->space));
+	fprintf(c->out, "<td class=\"num\">%.3f</td><td class=\"num\">%.2f (%d&#8593; %d&#8595;)</td>", s->fit.r2,
+	        s->fit.monotone, s->fit.inc, s->fit.dec);
+}
+
+static void write_site_cell(struct ctx *c, const struct series *s)
+{
+	fputs("<td class=\"site\">", c->out);
+	esc(c->out, s->leaf);
+	fputs("<details><summary>stack</summary><pre class=\"stack\">", c->out);
+	write_stack(c->out, s->key);
+	fputs("</pre></details></td>", c->out);
+}
+
+static void write_suspects(struct ctx *c, const uint32_t *by_slope)
+{
+	FILE *out = c->out;
+	size_t n = c->in->n, shown = 0;
+	fprintf(out, "<h2 id=\"suspects-h\">Leak suspects</h2>\n<p class=\"note\">Stacks whose live %s grow "
+	             "steadily: least-squares slope &gt; 0 over %s, R&#178; &#8805; %.1f and a fraction of "
+	             "increasing steps (among steps that changed) &#8805; %.1f, over at least %d dumps; ranked "
+	             "by slope. See docs/REPORT.md.</p>\n",
+	        c->space ? "bytes" : "objects", c->in->time_known ? "time" : "the dump index", REPORT_MIN_R2,
+	        REPORT_MIN_MONOTONE, REPORT_MIN_DUMPS);
+	fputs("<table class=\"data\" id=\"suspects\"><tr><th>#</th><th>allocation site</th><th class=\"num\">slope</th>"
+	      "<th class=\"num\">first</th><th class=\"num\">last</th><th class=\"num\">R&#178;</th>"
+	      "<th class=\"num\">increasing steps</th></tr>\n", out);
+	for (size_t k = 0; k < c->ss.n && shown < SUSPECT_ROWS; k++) {
+		const struct series *s = &c->ss.s[by_slope[k]];
+		if (!report_is_suspect(&s->fit, n))
+			continue;
+		shown++;
+		fprintf(out, "<tr class=\"suspect\" data-site=\"");
+		esc(out, s->leaf);
+		fprintf(out, "\"><td>%zu</td>", shown);
+		write_site_cell(c, s);
+		write_fit_cells(c, s);
+		fputs("</tr>\n", out);
+	}
+	fputs("</table>\n", out);
+	if (!shown)
+		fprintf(out, "<p class=\"note\" id=\"nosuspects\">No leak suspects%s.</p>\n",
+		        n < REPORT_MIN_DUMPS ? ": fewer than 3 dumps" : ": no stack grows steadily");
+}
+
+static void write_growers(struct ctx *c, const uint32_t *by_growth)
+{
+	FILE *out = c->out;
+	size_t n = c->in->n;
+	char b[64];
+	fputs("<h2>Top growers</h2>\n<p class=\"note\">Stacks ranked by growth from the first dump to the last.</p>\n"
+	      "<table class=\"data\" id=\"growers\"><tr><th>#</th><th>allocation site</th><th class=\"num\">growth</th>"
+	      "<th class=\"num\">slope</th><th class=\"num\">first</th><th class=\"num\">last</th>"
+	      "<th class=\"num\">R&#178;</th><th class=\"num\">increasing steps</th></tr>\n",
+	      out);
+	size_t shown = 0;
+	for (size_t k = 0; k < c->ss.n && shown < GROWER_ROWS; k++) {
+		const struct series *s = &c->ss.s[by_growth[k]];
+		double d = s->v[n - 1] - s->v[0];
+		if (!(d > 0))
+			break;
+		shown++;
+		fprintf(out, "<tr%s data-site=\"", report_is_suspect(&s->fit, n) ? " class=\"suspect\"" : "");
+		esc(out, s->leaf);
+		fprintf(out, "\"><td>%zu</td>", shown);
+		write_site_cell(c, s);
+		fprintf(out, "<td class=\"num\">+%s</td>", fmt_value(b, d, c->space));
+		write_fit_cells(c, s);
+		fputs("</tr>\n", out);
+	}
+	fputs("</table>\n", out);
+	if (!shown)
+		fputs("<p class=\"note\">No stack grew.</p>\n", out);
+}
+
+static void write_top_table(struct ctx *c, const struct stacks *st)
+{
+	FILE *out = c->out;
+	size_t nrows = 0;
+	uint32_t *rows = stacks_sorted(st, 0, &nrows);
+	char b1[64], b2[64];
+	double tot = st->kept_total;
+	fputs("<table class=\"data\" id=\"peaktop\"><tr><th class=\"num\">flat</th><th class=\"num\">flat%</th>"
+	      "<th class=\"num\">sum%</th><th class=\"num\">cum</th><th class=\"num\">cum%</th><th>function</th></tr>\n",
+	      out);
+	double sum = 0;
+	for (size_t i = 0; i < nrows && i < TABLE_ROWS; i++) {
+		const struct stacks_name *nm = &st->names[rows[i]];
+		sum += nm->flat;
+		fprintf(out, "<tr><td class=\"num\">%s</td><td class=\"num\">%.1f%%</td><td class=\"num\">%.1f%%</td>"
+		             "<td class=\"num\">%s</td><td class=\"num\">%.1f%%</td><td class=\"site\">",
+		        fmt_value(b1, nm->flat, c->space), tot ? 100 * nm->flat / tot : 0, tot ? 100 * sum / tot : 0,
+		        fmt_value(b2, nm->cum, c->space), tot ? 100 * nm->cum / tot : 0);
+		esc(out, nm->name);
+		fputs("</td></tr>\n", out);
+	}
+	fputs("</table>\n", out);
+	if (nrows > TABLE_ROWS)
+		fprintf(out, "<p class=\"note\">%zu more rows not shown (heaptap top lists them all).</p>\n",
+		        nrows - TABLE_ROWS);
+	free(rows);
+}
+
+static void write_flame(struct ctx *c, struct flame_graph *g, const char *id, const char *title, int differential)
+{
+	struct flame_options fo;
+	flame_options_init(&fo);
+	fo.fragment = 1;
+	fo.id = id;
+	fo.title = title;
+	fo.differential = differential;
+	fo.countname = c->space ? "bytes" : "objects";
+	if (differential)
+		fo.subtitle = "widths from the last dump; red = grew, blue = shrank since the first; stacks only "
+		              "in the first dump are not shown";
+	fprintf(c->out, "<div class=\"flametools\">Search (regex): <input class=\"flamesearch\" data-for=\"%s\" "
+	                "type=\"text\" placeholder=\"e.g. ^leak\"> <button class=\"flameunzoom\" data-for=\"%s\">"
+	                "Reset zoom</button> Click a frame to zoom.</div>\n<div class=\"flamebox\">",
+	        id, id);
+	flame_write_svg(g, &fo, c->out, NULL);
+	fputs("</div>\n", c->out);
+}
+
+static void write_facts(struct ctx *c)
+{
+	FILE *out = c->out;
+	const struct report_input *in = c->in;
+	const struct profile *first = &in->dumps[0];
+	char b[128], b2[64], b3[64];
+	fputs("<h2>Configuration and process</h2>\n<table class=\"data\" id=\"facts\">\n", out);
+	fputs("<tr><th>command line</th><td>", out);
+	esc(out, first->cmdline ? first->cmdline : "unknown");
+	fputs("</td></tr>\n<tr><th>program</th><td>", out);
+	esc(out, first->exe_path ? first->exe_path : c->a->binary ? c->a->binary : "unknown");
+	fprintf(out, "</td></tr>\n<tr><th>pid</th><td>");
+	if (first->pid)
+		fprintf(out, "%d", first->pid);
+	else
+		fputs("unknown", out);
+	fputs("</td></tr>\n<tr><th>format</th><td>", out);
+	esc(out, first->format ? first->format : "unknown");
+	fputs("</td></tr>\n<tr><th>sampling period</th><td>", out);
+	if (first->period > 1)
+		fprintf(out, "%llu bytes (lg_prof_sample:%d)", (unsigned long long)first->period,
+		        (int)lround(log2((double)first->period)));
+	else if (first->period == 1)
+		fputs("every allocation", out);
+	else
+		fputs("unknown", out);
+	fprintf(out, "</td></tr>\n<tr><th>value</th><td>%s</td></tr>\n", common_value_name(c->a->value_index));
+	fprintf(out, "<tr><th>dumps</th><td>%zu, spanning %.3f %s</td></tr>\n</table>\n", in->n,
+	        in->time_s[in->n - 1], in->time_known ? "s" : "dump indexes");
+	if (!in->time_known)
+		fputs("<p class=\"note\">The dumps carry no times and their files no distinct modification times: "
+		      "slopes are per dump.</p>\n",
+		      out);
+
+	fputs("<h3>Dumps</h3>\n<table class=\"data\" id=\"dumps\"><tr><th>#</th><th>file</th><th>trigger</th>"
+	      "<th>time</th><th class=\"num\">+s</th><th>pid</th><th class=\"num\">total</th>"
+	      "<th class=\"num\">objects</th><th class=\"num\">stacks</th></tr>\n",
+	      out);
+	for (size_t i = 0; i < in->n; i++) {
+		const struct profile *p = &in->dumps[i];
+		fprintf(out, "<tr%s><td>%zu</td><td>", i == c->peak ? " class=\"suspect\"" : "", i + 1);
+		esc(out, in->paths[i]);
+		fprintf(out, "</td><td>%s</td><td>%s</td><td class=\"num\">%.3f</td><td>", trigger_of(in->paths[i]),
+		        fmt_time(b, sizeof b, in->time_ns[i]), in->time_s[i]);
+		if (p->pid)
+			fprintf(out, "%d", p->pid);
+		fprintf(out, "</td><td class=\"num\">%s</td><td class=\"num\">%s</td><td class=\"num\">%zu</td></tr>\n",
+		        fmt_value(b2, c->total[i], c->space), svgutil_commas(b3, profile_total(p, PV_INUSE_OBJS)),
+		        p->nsamples);
+	}
+	fputs("</table>\n", out);
+}
+
+int report_write_html(FILE *out, const struct common_args *a, const struct report_input *in)
+{
+	struct ctx c;
+	memset(&c, 0, sizeof c);
+	c.out = out;
+	c.a = a;
+	c.in = in;
+	c.space = common_is_space(a);
+	c.ss.ndumps = in->n;
+	c.total = xrealloc(NULL, in->n * sizeof *c.total);
+
+	struct stacks_options so;
+	stacks_options_from(&so, a);
+	so.style = STACKS_FULL;
+	struct flame_graph *peakg = flame_new(0), *diffg = in->n >= 2 ? flame_new(0) : NULL;
+	struct stacks peak_short;
+	int have_peak_short = 0;
+	for (size_t i = 0; i < in->n; i++)
+		c.total[i] = profile_total(&in->dumps[i], a->value_index);
+	for (size_t i = 1; i < in->n; i++)
+		if (c.total[i] > c.total[c.peak])
+			c.peak = i;
+	for (size_t i = 0; i < in->n; i++) {
+		struct stacks st;
+		if (stacks_build(&st, &in->dumps[i], &so) != 0) {
+			flame_free(peakg);
+			flame_free(diffg);
+			set_release(&c.ss);
+			free(c.total);
+			return -1;
+		}
+		c.total[i] = st.total;
+		set_add_dump(&c.ss, &st, i);
+		if (i == c.peak)
+			svgflame_add_stacks(peakg, &st, &in->dumps[i], 0);
+		if (diffg && i == 0)
+			svgflame_add_stacks(diffg, &st, &in->dumps[i], 1);
+		if (diffg && i == in->n - 1)
+			svgflame_add_stacks(diffg, &st, &in->dumps[i], 0);
+		stacks_release(&st);
+	}
+	struct stacks_options so_short = so;
+	so_short.style = STACKS_SHORT;
+	if (stacks_build(&peak_short, &in->dumps[c.peak], &so_short) == 0)
+		have_peak_short = 1;
+
+	for (size_t k = 0; k < c.ss.n; k++) {
+		struct series *s = &c.ss.s[k];
+		for (size_t i = 0; i < in->n; i++)
+			if (s->v[i] > s->peak)
+				s->peak = s->v[i];
+		report_fit_series(in->time_s, s->v, in->n, &s->fit);
+	}
+	size_t ns = c.ss.n;
+	uint32_t *by_peak = xrealloc(NULL, (ns ? ns : 1) * sizeof *by_peak);
+	uint32_t *by_slope = xrealloc(NULL, (ns ? ns : 1) * sizeof *by_slope);
+	uint32_t *by_growth = xrealloc(NULL, (ns ? ns : 1) * sizeof *by_growth);
+	for (size_t k = 0; k < ns; k++)
+		by_peak[k] = by_slope[k] = by_growth[k] = (uint32_t)k;
+	sort_ctx = &c;
+	qsort(by_peak, ns, sizeof *by_peak, cmp_peak);
+	qsort(by_slope, ns, sizeof *by_slope, cmp_slope);
+	qsort(by_growth, ns, sizeof *by_growth, cmp_growth);
+	sort_ctx = NULL;
+	c.order = by_peak;
+	c.nchart = ns < CHART_SERIES ? ns : CHART_SERIES;
+
+	/* ---- the page ---- */
+	const char *title = in->title ? in->title : "heaptap report";
+	char b1[64], b2[128];
+	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+	      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+	      "script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:\">\n<title>",
+	      out);
+	esc(out, title);
+	fprintf(out, "</title>\n<style>\n%s%s</style>\n<script>\n%s%s</script>\n</head>\n<body>\n<h1>", svgscript_report_css(),
+	        svgscript_flame_css(), svgscript_flame_js(), svgscript_report_js());
+	esc(out, title);
+	fputs("</h1>\n<p class=\"note\">", out);
+	esc(out, in->dumps[0].cmdline ? in->dumps[0].cmdline : in->paths[0]);
+	fprintf(out, " &#8212; %zu dump%s, peak %s (%s) at dump %zu.</p>\n", in->n, in->n == 1 ? "" : "s",
+	        fmt_value(b1, c.total[c.peak], c.space), common_value_name(a->value_index), c.peak + 1);
+
+	fprintf(out, "<h2>Live heap over time</h2>\n<p class=\"note\">The total %s of every dump (black line) and the "
+	             "largest stacks stacked (by their peak), labelled by allocation site &#8592; caller.</p>\n",
+	        common_value_name(a->value_index));
+	write_chart(&c);
+	write_suspects(&c, by_slope);
+	write_growers(&c, by_growth);
+
+	fprintf(out, "<h2>Peak dump</h2>\n<p class=\"note\">Dump %zu, ", c.peak + 1);
+	esc(out, in->paths[c.peak]);
+	fprintf(out, ", %s, total %s.</p>\n", fmt_time(b2, sizeof b2, in->time_ns[c.peak]),
+	        fmt_value(b1, c.total[c.peak], c.space));
+	if (have_peak_short) {
+		write_top_table(&c, &peak_short);
+		stacks_release(&peak_short);
+	}
+	write_flame(&c, peakg, "flame-peak", "Peak dump", 0);
+	if (diffg) {
+		fprintf(out, "<h2>Growth: first &#8594; last dump</h2>\n<p class=\"note\">Differential flame graph: "
+		             "dump 1 (%s) as the base, dump %zu (%s) as the widths.</p>\n",
+		        fmt_value(b1, c.total[0], c.space), in->n, fmt_value(b2, c.total[in->n - 1], c.space));
+		write_flame(&c, diffg, "flame-diff", "First \xe2\x86\x92 last", 1);
+	}
+	write_facts(&c);
+	fputs("<p class=\"note\">Generated by heaptap " "report" ". Self-contained: no network access.</p>\n"
+	      "</body></html>\n",
+	      out);
+
+	free(by_peak);
+	free(by_slope);
+	free(by_growth);
+	flame_free(peakg);
+	flame_free(diffg);
+	set_release(&c.ss);
+	free(c.total);
+	if (ferror(out)) {
+		if (!errno)
+			errno = EIO;
+		return -1;
+	}
+	return 0;
+}
