@@ -1,0 +1,123 @@
+/*
+ * coll_triggers.c - drives each dump trigger for tests/preload/collector_triggers.sh: allocation
+ * volume (interval dumps), a growing heap (high-water dumps), time passing (timed dumps), a
+ * signal to itself (signal dumps) and the C API (manual dumps, found with dlsym so the program
+ * also runs without heaptap; under jemalloc it falls back to mallctl("prof.dump")). It checks
+ * only what the API returns and prints it; the script checks the files.
+ *
+ * Usage: coll_triggers churn MIB | grow MIB | sleep MS | signal | manual DIR
+ */
+#include <dlfcn.h>
+#include <glob.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define NO_TAIL() __asm__ volatile("" ::: "memory")
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+	while (nanosleep(&ts, &ts) != 0)
+		;
+}
+
+/* Allocates and frees `mib` MiB in 64 KiB blocks: volume without growth. */
+__attribute__((noinline)) static void churn_site(long mib)
+{
+	for (long i = 0; i < mib * 16; i++) {
+		void *p = malloc(65536);
+		NO_TAIL();
+		if (!p)
+			exit(3);
+		memset(p, 1, 64);
+		free(p);
+	}
+}
+
+/* Grows the live heap by 1 MiB steps with pauses, so each step is a new high-water mark. */
+__attribute__((noinline)) static void grow_site(long mib)
+{
+	for (long i = 0; i < mib; i++) {
+		void *p = malloc(1u << 20);
+		NO_TAIL();
+		if (!p)
+			exit(3);
+		memset(p, 1, 4096);
+		sleep_ms(30);
+	}
+}
+
+static int files_matching(const char *pattern)
+{
+	glob_t g;
+	int n = glob(pattern, 0, NULL, &g) == 0 ? (int)g.gl_pathc : 0;
+	globfree(&g);
+	return n;
+}
+
+static int manual(const char *dir)
+{
+	int (*dump)(const char *) = (int (*)(const char *))dlsym(RTLD_DEFAULT, "heaptap_dump");
+	long (*stats)(char *, size_t) = (long (*)(char *, size_t))dlsym(RTLD_DEFAULT, "heaptap_stats_json");
+	int (*mallctl)(const char *, void *, size_t *, void *, size_t) =
+		(int (*)(const char *, void *, size_t *, void *, size_t))dlsym(RTLD_DEFAULT, "mallctl");
+	char path[4096];
+	grow_site(2);
+	if (dump) {
+		printf("heaptap_dump(NULL) = %d\n", dump(NULL));
+		snprintf(path, sizeof path, "%s/explicit.heap", dir);
+		printf("heaptap_dump(explicit.heap) = %d\n", dump(path));
+		snprintf(path, sizeof path, "%s/explicit.pb.gz", dir);
+		printf("heaptap_dump(explicit.pb.gz) = %d\n", dump(path));
+		static char buf[65536];
+		if (stats) {
+			long n = stats(buf, sizeof buf);
+			printf("stats %ld %s\n", n, n > 0 ? buf : "");
+		}
+	} else if (mallctl) {
+		const char *null = NULL;
+		printf("heaptap_dump(NULL) = %d\n", mallctl("prof.dump", NULL, NULL, &null, sizeof null));
+		snprintf(path, sizeof path, "%s/explicit.heap", dir);
+		const char *p = path;
+		printf("heaptap_dump(explicit.heap) = %d\n", mallctl("prof.dump", NULL, NULL, &p, sizeof p));
+	} else {
+		printf("no heaptap_dump and no mallctl in this process\n");
+		return 1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		fprintf(stderr, "usage: coll_triggers churn MIB | grow MIB | sleep MS | signal | manual DIR\n");
+		return 2;
+	}
+	const char *mode = argv[1];
+	long arg = argc > 2 ? atol(argv[2]) : 0;
+	if (strcmp(mode, "churn") == 0) {
+		churn_site(arg);
+	} else if (strcmp(mode, "grow") == 0) {
+		grow_site(arg);
+	} else if (strcmp(mode, "sleep") == 0) {
+		grow_site(1);
+		sleep_ms(arg);
+	} else if (strcmp(mode, "signal") == 0) {
+		grow_site(1);
+		raise(SIGUSR2);
+		/* The dump is written by the collector's thread; wait for it (at most 10 s). */
+		for (int i = 0; i < 1000 && files_matching("*.s0.heap") == 0; i++)
+			sleep_ms(10);
+		printf("signal dump %s\n", files_matching("*.s0.heap") ? "seen" : "NOT seen");
+	} else if (strcmp(mode, "manual") == 0 && argc == 3) {
+		return manual(argv[2]);
+	} else {
+		fprintf(stderr, "coll_triggers: unknown mode %s\n", mode);
+		return 2;
+	}
+	return 0;
+}
