@@ -21,7 +21,14 @@ ht_init() {
 	TMP=$(mktemp -d)
 	trap 'rm -rf "$TMP"' EXIT
 	case $PROFILER in
-	heaptap) [ -f "$HEAPTAP_LIB" ] || ht_skip "collector $HEAPTAP_LIB is not built" ;;
+	heaptap)
+		[ -f "$HEAPTAP_LIB" ] || ht_skip "collector $HEAPTAP_LIB is not built"
+		# A collector still under construction exports neither the malloc family nor the API.
+		local syms
+		syms=$(nm -D --defined-only "$HEAPTAP_LIB" 2>/dev/null | awk '{print $3}')
+		for s in malloc free heaptap_dump; do
+			echo "$syms" | grep -qx "$s" || ht_skip "collector $HEAPTAP_LIB does not export $s yet"
+		done ;;
 	jemalloc) [ -f "$JEMALLOC_SO" ] || ht_skip "$JEMALLOC_SO is not installed" ;;
 	*) ht_fail "unknown HEAPTAP_ACCURACY_PROFILER=$PROFILER" ;;
 	esac
@@ -87,4 +94,28 @@ ht_gopprof() {
 	go tool pprof -top -unit=B -sample_index=inuse_space -symbolize=local \
 		-nodecount=100000 -nodefraction=0 -edgefraction=0 \
 		"$1" "$2" >"$3" 2>"$3.err" || { cat "$3.err"; return 1; }
+}
+
+# ht_failpath_run PREFIX WHAT: runs coll_triggers manual with dumps going to PREFIX (a place
+# where they cannot be written) and checks the host is unharmed: exit 0, the explicit dump
+# into a good directory still works, exactly one "heaptap: " line on stderr, and the
+# statistics count the failure. Returns nonzero (after printing why) on any violation.
+ht_failpath_run() {
+	local prefix=$1 what=$2 ok=$TMP/good out=$TMP/fp.out err=$TMP/fp.err rc n
+	mkdir -p "$ok"
+	ht_need_prog coll_triggers
+	(cd "$ok" && LD_PRELOAD=$HEAPTAP_LIB HEAPTAP_CONF="prof_prefix:$prefix" "$BIN" manual "$ok") \
+		>"$out" 2>"$err"
+	rc=$?
+	echo "-- stdout:"; cut -c1-400 "$out"; echo "-- stderr:"; cat "$err"
+	[ $rc = 0 ] || { echo "FAIL: $what: the host exited with $rc"; return 1; }
+	grep -q '^heaptap_dump(explicit.heap) = 0$' "$out" ||
+		{ echo "FAIL: $what: a dump to a good path failed after the bad one"; return 1; }
+	grep -q '^heaptap_dump(NULL) = -[0-9]' "$out" ||
+		{ echo "FAIL: $what: heaptap_dump(NULL) did not return a negative errno"; return 1; }
+	n=$(grep -c '^heaptap: ' "$err")
+	[ "$n" = 1 ] || { echo "FAIL: $what: expected one 'heaptap: ' line on stderr, got $n"; return 1; }
+	grep -qE '"[a-z_]*(err|fail)[a-z_]*": *[1-9]' "$out" ||
+		{ echo "FAIL: $what: the statistics count no error"; return 1; }
+	echo "$what: host unharmed, one stderr line, error counted"
 }
