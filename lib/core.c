@@ -1,0 +1,516 @@
+/*
+ * core.c - the collector's heart: process and thread initialisation, the per-thread byte
+ * countdown, the sampled-allocation and sampled-free slow paths that update the stack and
+ * live tables, the sampling switch and rate, fork and exit handling.
+ *
+ * The fast paths are in interpose.c; formatting and files are in dump.c; statistics in
+ * stats.c; the background thread in trigger.c. Locks, in rank order: dump lock (dump.c) >
+ * table lock (here) > thread registry lock (stats.c). The table lock is never held while
+ * calling the real allocator, unwinding or writing. Nothing here calls the host's malloc.
+ */
+#include "core.h"
+
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "../profile/unbias.h"
+#include "collector.h"
+#include "internal.h"
+#include "livetab.h"
+#include "maps.h"
+#include "options.h"
+#include "real.h"
+#include "sampler.h"
+#include "stacktab.h"
+#include "sys.h"
+#include "unwind.h"
+
+__thread struct tstate core_tls __attribute__((tls_model("initial-exec")));
+
+struct core_state core;
+
+static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_key_t thread_key;
+static int init_state; /* 0 not started, 1 running, 2 done (atomic) */
+
+/* "Never sample again" countdown: large but far from overflow. */
+#define FAR ((uint64_t)1 << 62)
+
+void core_lock_tables(void)
+{
+	pthread_mutex_lock(&table_lock);
+}
+
+void core_unlock_tables(void)
+{
+	pthread_mutex_unlock(&table_lock);
+}
+
+int64_t core_start_time_ns(void)
+{
+	return core.start_time_ns;
+}
+
+/* ---- thread life ---- */
+
+static void thread_exit(void *arg)
+{
+	struct tstate *t = arg;
+	t->depth++;
+	stats_thread_exit(t);
+	t->state = 2;
+	t->until = FAR;
+	t->armed = FAR;
+	t->depth--;
+}
+
+static void fork_prepare(void)
+{
+	core_tls.depth++;
+	dump_fork_prepare();
+	pthread_mutex_lock(&table_lock);
+	stats_fork_prepare();
+}
+
+static void fork_parent(void)
+{
+	stats_fork_parent();
+	pthread_mutex_unlock(&table_lock);
+	dump_fork_parent();
+	core_tls.depth--;
+}
+
+static void fork_child(void)
+{
+	stats_fork_child(&core_tls);
+	pthread_mutex_unlock(&table_lock);
+	dump_fork_child();
+	trigger_fork_child();
+	core_tls.depth--;
+}
+
+static void at_exit(void)
+{
+	core_tls.depth++;
+	core_final();
+	core_tls.depth--;
+}
+
+void collector_init(void)
+{
+	int st = __atomic_load_n(&init_state, __ATOMIC_ACQUIRE);
+	if (st == 2)
+		return;
+	st = 0;
+	if (!__atomic_compare_exchange_n(&init_state, &st, 1, 0, __ATOMIC_ACQ_REL,
+	                                 __ATOMIC_ACQUIRE)) {
+		if (core_tls.depth)
+			return; /* re-entered from our own initialisation */
+		while (__atomic_load_n(&init_state, __ATOMIC_ACQUIRE) != 2)
+			sched_yield();
+		return;
+	}
+	core_tls.depth++;
+	real_resolve();
+	options_load();
+	const struct options *o = options_get();
+	core.start_time_ns = sys_now_ns();
+	core.period = (uint64_t)1 << o->lg_prof_sample;
+	core.active = o->prof_active;
+	core.enabled = o->prof;
+	core.accum = o->prof_accum;
+	core.gdump = o->prof_gdump;
+	core.gen = 1;
+	if (core.enabled) {
+		if (stacktab_init(&core.stacks, (uint32_t)o->prof_max_stacks, o->prof_bt_max) ||
+		    livetab_init(&core.live, o->prof_max_live)) {
+			sys_log("cannot map the profiler's tables", " (profiling disabled)", NULL);
+			core.enabled = 0;
+		}
+	}
+	if (core.enabled) {
+		unwind_init();
+		pthread_key_create(&thread_key, thread_exit);
+		pthread_atfork(fork_prepare, fork_parent, fork_child);
+		atexit(at_exit);
+		trigger_init();
+	}
+	core_tls.depth--;
+	__atomic_store_n(&init_state, 2, __ATOMIC_RELEASE);
+}
+
+int collector_enabled(void)
+{
+	return core.enabled;
+}
+
+static void thread_start(struct tstate *t)
+{
+	collector_init();
+	if (__atomic_load_n(&init_state, __ATOMIC_ACQUIRE) != 2)
+		return; /* inside our own init: try again later */
+	sampler_seed(&t->rng, (uint64_t)(uintptr_t)t ^ ((uint64_t)syscall(SYS_gettid) << 32));
+	t->state = 1;
+	t->gen = 0; /* forces arming below */
+	if (core.enabled) {
+		stats_thread_start(t);
+		pthread_setspecific(thread_key, t);
+	}
+}
+
+/* ---- the countdown ---- */
+
+/*
+ * Accounts the bytes allocated since the countdown was armed plus this request of c bytes,
+ * decides whether this request is sampled, and re-arms. Called with t->depth raised.
+ */
+HEAPTAP_TEXT static int account(struct tstate *t, uint64_t c)
+{
+	if (t->state == 0) {
+		thread_start(t);
+		if (t->state == 0) {
+			t->until = 0;
+			return 0;
+		}
+	}
+	if (t->state == 2 || !core.enabled) {
+		t->until = t->armed = FAR;
+		return 0;
+	}
+	uint64_t until = __atomic_load_n(&t->until, __ATOMIC_RELAXED);
+	uint64_t consumed = t->armed > until ? t->armed - until : 0;
+	uint64_t used = consumed + c;
+	t->nbytes += used;
+
+	const struct options *o = options_get();
+	if (o->lg_prof_interval >= 0)
+		trigger_note_allocated(used);
+	if (core.want_background)
+		trigger_ensure_thread();
+
+	int sample = 0;
+	uint32_t gen = __atomic_load_n(&core.gen, __ATOMIC_ACQUIRE);
+	int active = __atomic_load_n(&core.active, __ATOMIC_RELAXED);
+	uint64_t period = __atomic_load_n(&core.period, __ATOMIC_RELAXED);
+	if (t->gen != gen) {
+		/* first event of the thread, or the rate/switch changed: draw afresh */
+		t->gen = gen;
+		t->sample_left = active ? sampler_interval(&t->rng, period) : FAR;
+		consumed = 0;
+	} else if (active) {
+		t->sample_left = t->sample_left > consumed ? t->sample_left - consumed : 0;
+	}
+	if (active) {
+		if (c >= t->sample_left) {
+			sample = 1;
+			t->sample_left = sampler_interval(&t->rng, period);
+		} else {
+			t->sample_left -= c;
+		}
+	} else {
+		t->sample_left = FAR;
+	}
+	uint64_t next = t->sample_left;
+	if (o->lg_prof_interval >= 0) {
+		/* fold allocated bytes into the global count at least this often */
+		uint64_t chunk = ((uint64_t)1 << o->lg_prof_interval) / 8;
+		if (chunk == 0)
+			chunk = 1;
+		if (chunk < next)
+			next = chunk;
+	}
+	if (next == 0)
+		next = 1;
+	t->armed = next;
+	__atomic_store_n(&t->until, next, __ATOMIC_RELAXED);
+	return sample;
+}
+
+void core_rearm_all(void)
+{
+	__atomic_fetch_add(&core.gen, 1, __ATOMIC_ACQ_REL);
+	stats_zero_countdowns();
+	__atomic_store_n(&core_tls.until, 0, __ATOMIC_RELAXED);
+}
+
+/* ---- the tables ---- */
+
+static void unaccount_locked(const struct live_entry *e)
+{
+	struct stack_entry *s = stacktab_get(&core.stacks, e->stack);
+	s->live_objs_fp -= e->objs_fp;
+	s->live_bytes_fp -= e->bytes_fp;
+	s->live_samples--;
+	core.live_bytes_fp -= e->bytes_fp;
+	core.live_samples--;
+}
+
+HEAPTAP_TEXT static void record(struct tstate *t, void *p, uint64_t c)
+{
+	const struct options *o = options_get();
+	uintptr_t pcs[256];
+	uint32_t depth = unwind_capture(pcs, o->prof_bt_max, o->prof_unwind);
+	if (depth == 0) {
+		pcs[0] = 0;
+		depth = 1;
+	}
+	(void)t;
+	uint64_t period = __atomic_load_n(&core.period, __ATOMIC_RELAXED);
+	double w = unbias_weight(c, period);
+	struct live_entry le;
+	memset(&le, 0, sizeof le);
+	le.ptr = (uintptr_t)p;
+	le.size = c;
+	le.objs_fp = (uint64_t)llround(w * (double)(1u << STACKTAB_OBJS_SHIFT));
+	le.bytes_fp = (uint64_t)llround(w * (double)c);
+	int gdump = 0;
+
+	pthread_mutex_lock(&table_lock);
+	core.samples++;
+	if (core.live.n >= core.live.cap) {
+		core.live.dropped_full++;
+		pthread_mutex_unlock(&table_lock);
+		return;
+	}
+	int64_t id = stacktab_intern(&core.stacks, pcs, depth);
+	if (id < 0) {
+		pthread_mutex_unlock(&table_lock);
+		return;
+	}
+	le.stack = (uint32_t)id;
+	struct live_entry old;
+	int r = livetab_insert(&core.live, &le, &old);
+	if (r == 1)
+		unaccount_locked(&old);
+	struct stack_entry *s = stacktab_get(&core.stacks, le.stack);
+	s->live_objs_fp += le.objs_fp;
+	s->live_bytes_fp += le.bytes_fp;
+	s->live_samples++;
+	if (core.accum) {
+		s->alloc_objs_fp += le.objs_fp;
+		s->alloc_bytes_fp += le.bytes_fp;
+	}
+	core.live_samples++;
+	core.live_bytes_fp += le.bytes_fp;
+	if (core.live_bytes_fp > core.peak_bytes_fp) {
+		core.peak_bytes_fp = core.live_bytes_fp;
+		gdump = core.gdump;
+	}
+	pthread_mutex_unlock(&table_lock);
+	if (gdump)
+		trigger_gdump();
+}
+
+/* Removes p from the tables if it was sampled; 1 if it was (its entry in *out). */
+static int forget(void *p, struct live_entry *out)
+{
+	int found;
+	pthread_mutex_lock(&table_lock);
+	found = livetab_remove(&core.live, (uintptr_t)p, out);
+	if (found)
+		unaccount_locked(out);
+	pthread_mutex_unlock(&table_lock);
+	return found;
+}
+
+/* Puts back an entry removed by forget (a failed realloc keeps the old block). */
+static void restore(const struct live_entry *e)
+{
+	struct live_entry old;
+	pthread_mutex_lock(&table_lock);
+	int r = livetab_insert(&core.live, e, &old);
+	if (r >= 0) {
+		if (r == 1)
+			unaccount_locked(&old);
+		struct stack_entry *s = stacktab_get(&core.stacks, e->stack);
+		s->live_objs_fp += e->objs_fp;
+		s->live_bytes_fp += e->bytes_fp;
+		s->live_samples++;
+		core.live_samples++;
+		core.live_bytes_fp += e->bytes_fp;
+	}
+	pthread_mutex_unlock(&table_lock);
+}
+
+/* ---- slow paths ---- */
+
+static void *real_call(enum core_fn fn, size_t n, size_t align)
+{
+	void *p = NULL;
+	switch (fn) {
+	case FN_CALLOC:
+		return real.calloc(1, n);
+	case FN_POSIX_MEMALIGN:
+		return real.posix_memalign(&p, align, n) == 0 ? p : NULL;
+	case FN_ALIGNED_ALLOC:
+		return real.aligned_alloc(align, n);
+	case FN_MEMALIGN:
+	case FN_VALLOC:
+	case FN_PVALLOC:
+		return real.memalign(align, n);
+	default:
+		return real.malloc(n);
+	}
+}
+
+/* Before the real allocator is known (dlsym is running on this thread): the static pool. */
+static void *early_alloc(size_t n, size_t align)
+{
+	real_resolve();
+	if (real_ready())
+		return NULL;
+	return real_pool_alloc(n, align);
+}
+
+HEAPTAP_TEXT void *core_alloc_slow(enum core_fn fn, size_t n, size_t align)
+{
+	struct tstate *t = &core_tls;
+	if (unlikely(!real_ready())) {
+		void *p = early_alloc(n, align);
+		if (p || !real_ready())
+			return p;
+	}
+	if (t->depth) {
+		t->calls[fn]++;
+		return real_call(fn, n, align);
+	}
+	t->depth++;
+	uint64_t c = n ? n : 1;
+	int sample = account(t, c);
+	t->calls[fn]++;
+	t->hist[core_hist_bucket(c)]++;
+	void *p = real_call(fn, n, align);
+	if (p && sample)
+		record(t, p, c);
+	t->depth--;
+	return p;
+}
+
+HEAPTAP_TEXT void *core_calloc_slow(size_t nmemb, size_t size)
+{
+	size_t n;
+	if (__builtin_mul_overflow(nmemb, size, &n)) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return core_alloc_slow(FN_CALLOC, n, 0);
+}
+
+HEAPTAP_TEXT void core_free_slow(void *p)
+{
+	if (!p || real_pool_owns(p))
+		return;
+	if (unlikely(!real_ready()))
+		real_resolve();
+	struct live_entry e;
+	if (livetab_filter_hit(p) && core.enabled)
+		forget(p, &e);
+	real.free(p);
+}
+
+HEAPTAP_TEXT void *core_realloc_slow(void *p, size_t n)
+{
+	struct tstate *t = &core_tls;
+	if (unlikely(!real_ready()) || real_pool_owns(p)) {
+		if (!real_ready()) {
+			void *q = early_alloc(n, 0);
+			if (q || !real_ready()) {
+				if (q && p)
+					memcpy(q, p, real_pool_size(p) < n ? real_pool_size(p) : n);
+				return q;
+			}
+		}
+		if (real_pool_owns(p)) {
+			/* a bootstrap block grows into a real one */
+			void *q = core_alloc_slow(FN_MALLOC, n, 0);
+			if (q)
+				memcpy(q, p, real_pool_size(p) < n ? real_pool_size(p) : n);
+			return q;
+		}
+	}
+	if (!p)
+		return core_alloc_slow(FN_MALLOC, n, 0);
+	struct live_entry old;
+	int had = 0;
+	if (core.enabled && livetab_filter_hit(p))
+		had = forget(p, &old);
+	if (t->depth) {
+		t->calls[FN_REALLOC]++;
+		return real.realloc(p, n);
+	}
+	t->depth++;
+	uint64_t c = n ? n : 1;
+	int sample = n ? account(t, c) : 0;
+	t->calls[FN_REALLOC]++;
+	t->hist[core_hist_bucket(c)]++;
+	void *q = real.realloc(p, n);
+	if (!q && n && had)
+		restore(&old);
+	if (q && sample)
+		record(t, q, c);
+	t->depth--;
+	return q;
+}
+
+void core_note_dlclose(void *handle)
+{
+	core_tls.depth++;
+	if (real_ready())
+		maps_note_unload(handle);
+	core_tls.depth--;
+}
+
+/* ---- switches ---- */
+
+int collector_set_active(int on)
+{
+	collector_init();
+	int old = __atomic_exchange_n(&core.active, on ? 1 : 0, __ATOMIC_ACQ_REL);
+	if (old != (on ? 1 : 0))
+		core_rearm_all();
+	return old;
+}
+
+int collector_active(void)
+{
+	return __atomic_load_n(&core.active, __ATOMIC_RELAXED);
+}
+
+unsigned collector_lg_sample(void)
+{
+	uint64_t p = __atomic_load_n(&core.period, __ATOMIC_RELAXED);
+	unsigned lg = 0;
+	while (((uint64_t)1 << lg) < p)
+		lg++;
+	return lg;
+}
+
+int collector_reset(unsigned lg_sample)
+{
+	collector_init();
+	if (lg_sample > 62)
+		return -EINVAL;
+	if (!core.enabled)
+		return -ENOENT;
+	core_tls.depth++;
+	dump_lock();
+	pthread_mutex_lock(&table_lock);
+	stacktab_clear(&core.stacks);
+	livetab_clear(&core.live);
+	core.live_bytes_fp = 0;
+	core.peak_bytes_fp = 0;
+	core.live_samples = 0;
+	__atomic_store_n(&core.period, (uint64_t)1 << lg_sample, __ATOMIC_RELAXED);
+	options_mut()->lg_prof_sample = lg_sample;
+	pthread_mutex_unlock(&table_lock);
+	dump_unlock();
+	core_rearm_all();
+	core_tls.depth--;
+	return 0;
+}

@@ -1,0 +1,189 @@
+/*
+ * interpose.c - the exported malloc family (and dlclose) of libheaptap.so: the fast paths.
+ * Each allocation decrements the thread's byte countdown and forwards to the real allocator;
+ * only when the countdown runs out (a sample, a thread's first call, a re-arm) does it go to
+ * core.c. Each free checks the sampled-pointer filter and forwards unless it hits.
+ *
+ * This file holds nothing else, so every other module links without interposing (unit
+ * tests). It also carries the library constructor that starts the collector. All functions
+ * live in section heaptap_text, so captured stacks start in the caller.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core.h"
+#include "internal.h"
+#include "livetab.h"
+#include "real.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+/* Fast-path allocation: a countdown decrement, a counter, the real call. */
+#define FAST_ALLOC(fn, n, call)                                          \
+	do {                                                             \
+		struct tstate *t_ = &core_tls;                           \
+		uint64_t c_ = (n) ? (uint64_t)(n) : 1;                   \
+		if (likely(c_ < t_->until)) {                            \
+			t_->until -= c_;                                 \
+			t_->calls[fn]++;                                 \
+			t_->hist[core_hist_bucket(c_)]++;                \
+			return call;                                     \
+		}                                                        \
+	} while (0)
+
+HEAPTAP_TEXT EXPORT void *malloc(size_t n)
+{
+	FAST_ALLOC(FN_MALLOC, n, real.malloc(n));
+	return core_alloc_slow(FN_MALLOC, n, 0);
+}
+
+HEAPTAP_TEXT EXPORT void free(void *p)
+{
+	core_tls.calls[FN_FREE]++;
+	if (likely(p && !real_pool_owns(p) && !livetab_filter_hit(p))) {
+		real.free(p);
+		return;
+	}
+	core_free_slow(p);
+}
+
+HEAPTAP_TEXT EXPORT void cfree(void *p)
+{
+	free(p);
+}
+
+HEAPTAP_TEXT EXPORT void *calloc(size_t nmemb, size_t size)
+{
+	size_t n;
+	if (__builtin_mul_overflow(nmemb, size, &n)) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	FAST_ALLOC(FN_CALLOC, n, real.calloc(nmemb, size));
+	return core_calloc_slow(nmemb, size);
+}
+
+HEAPTAP_TEXT EXPORT void *realloc(void *p, size_t n)
+{
+	struct tstate *t = &core_tls;
+	uint64_t c = n ? n : 1;
+	if (likely(p && n && c < t->until && !real_pool_owns(p) && !livetab_filter_hit(p))) {
+		t->until -= c;
+		t->calls[FN_REALLOC]++;
+		t->hist[core_hist_bucket(c)]++;
+		return real.realloc(p, n);
+	}
+	return core_realloc_slow(p, n);
+}
+
+HEAPTAP_TEXT EXPORT void *reallocarray(void *p, size_t nmemb, size_t size)
+{
+	size_t n;
+	if (__builtin_mul_overflow(nmemb, size, &n)) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	core_tls.calls[FN_REALLOCARRAY]++;
+	return realloc(p, n);
+}
+
+static int bad_align(size_t a)
+{
+	return a == 0 || (a & (a - 1)) != 0;
+}
+
+HEAPTAP_TEXT EXPORT int posix_memalign(void **out, size_t align, size_t n)
+{
+	if (bad_align(align) || align % sizeof(void *) != 0)
+		return EINVAL;
+	struct tstate *t = &core_tls;
+	uint64_t c = n ? n : 1;
+	if (likely(c < t->until)) {
+		t->until -= c;
+		t->calls[FN_POSIX_MEMALIGN]++;
+		t->hist[core_hist_bucket(c)]++;
+		return real.posix_memalign(out, align, n);
+	}
+	void *p = core_alloc_slow(FN_POSIX_MEMALIGN, n, align);
+	if (!p)
+		return ENOMEM;
+	*out = p;
+	return 0;
+}
+
+HEAPTAP_TEXT EXPORT void *aligned_alloc(size_t align, size_t n)
+{
+	if (bad_align(align)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	FAST_ALLOC(FN_ALIGNED_ALLOC, n, real.aligned_alloc(align, n));
+	return core_alloc_slow(FN_ALIGNED_ALLOC, n, align);
+}
+
+HEAPTAP_TEXT EXPORT void *memalign(size_t align, size_t n)
+{
+	if (bad_align(align)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	FAST_ALLOC(FN_MEMALIGN, n, real.memalign(align, n));
+	return core_alloc_slow(FN_MEMALIGN, n, align);
+}
+
+static size_t page_size(void)
+{
+	static size_t ps;
+	if (!ps)
+		ps = (size_t)sysconf(_SC_PAGESIZE);
+	return ps;
+}
+
+HEAPTAP_TEXT EXPORT void *valloc(size_t n)
+{
+	size_t ps = page_size();
+	FAST_ALLOC(FN_VALLOC, n, real.memalign(ps, n));
+	return core_alloc_slow(FN_VALLOC, n, ps);
+}
+
+HEAPTAP_TEXT EXPORT void *pvalloc(size_t n)
+{
+	size_t ps = page_size();
+	size_t r = (n + ps - 1) & ~(ps - 1);
+	if (r < n) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	if (r == 0)
+		r = ps;
+	FAST_ALLOC(FN_PVALLOC, r, real.memalign(ps, r));
+	return core_alloc_slow(FN_PVALLOC, r, ps);
+}
+
+HEAPTAP_TEXT EXPORT size_t malloc_usable_size(void *p)
+{
+	if (!p)
+		return 0;
+	if (real_pool_owns(p))
+		return real_pool_size(p);
+	if (unlikely(!real_ready()))
+		real_resolve();
+	core_tls.calls[FN_USABLE_SIZE]++;
+	return real.malloc_usable_size(p);
+}
+
+HEAPTAP_TEXT EXPORT int dlclose(void *handle)
+{
+	if (unlikely(!real_ready()))
+		real_resolve();
+	core_note_dlclose(handle);
+	return real.dlclose(handle);
+}
+
+__attribute__((constructor)) static void heaptap_start(void)
+{
+	trigger_start();
+}

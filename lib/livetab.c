@@ -1,0 +1,131 @@
+/*
+ * livetab.c - the live table and sampled-pointer filter of livetab.h: linear probing with
+ * backward-shift deletion (no tombstones), storage mmap'd once. Not thread-safe (the caller
+ * locks), except the filter reads in livetab.h.
+ */
+#include "livetab.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "sys.h"
+
+uint8_t livetab_filter[1u << LIVETAB_FILTER_BITS];
+
+static uint64_t slot_of(const struct livetab *t, uintptr_t p)
+{
+	return (((uint64_t)p >> 4) * 0xff51afd7ed558ccdull >> 17) & t->mask;
+}
+
+static void filter_inc(uintptr_t p)
+{
+	uint8_t *c = &livetab_filter[livetab_filter_index((void *)p)];
+	uint8_t v = __atomic_load_n(c, __ATOMIC_RELAXED);
+	if (v < 255)
+		__atomic_store_n(c, (uint8_t)(v + 1), __ATOMIC_RELAXED);
+}
+
+static void filter_dec(uintptr_t p)
+{
+	uint8_t *c = &livetab_filter[livetab_filter_index((void *)p)];
+	uint8_t v = __atomic_load_n(c, __ATOMIC_RELAXED);
+	if (v > 0 && v < 255)
+		__atomic_store_n(c, (uint8_t)(v - 1), __ATOMIC_RELAXED);
+}
+
+int livetab_init(struct livetab *t, uint64_t cap)
+{
+	memset(t, 0, sizeof *t);
+	if (cap == 0)
+		cap = 1;
+	uint64_t n = 2;
+	while (n < cap + cap / 2 + 1)
+		n <<= 1;
+	t->bytes = (size_t)n * sizeof *t->slots;
+	t->slots = sys_map(t->bytes);
+	if (!t->slots)
+		return -ENOMEM;
+	t->mask = n - 1;
+	t->cap = cap;
+	return 0;
+}
+
+void livetab_release(struct livetab *t)
+{
+	sys_unmap(t->slots, t->bytes);
+	memset(t, 0, sizeof *t);
+}
+
+void livetab_clear(struct livetab *t)
+{
+	if (t->slots)
+		madvise(t->slots, t->bytes, MADV_DONTNEED);
+	t->n = 0;
+	memset(livetab_filter, 0, sizeof livetab_filter);
+}
+
+int livetab_insert(struct livetab *t, const struct live_entry *e, struct live_entry *old)
+{
+	uint64_t i = slot_of(t, e->ptr);
+	while (t->slots[i].ptr) {
+		if (t->slots[i].ptr == e->ptr) {
+			*old = t->slots[i];
+			t->slots[i] = *e;
+			return 1;
+		}
+		i = (i + 1) & t->mask;
+	}
+	if (t->n >= t->cap) {
+		t->dropped_full++;
+		return -1;
+	}
+	t->slots[i] = *e;
+	t->n++;
+	filter_inc(e->ptr);
+	return 0;
+}
+
+int livetab_remove(struct livetab *t, uintptr_t ptr, struct live_entry *out)
+{
+	if (!t->slots || !ptr)
+		return 0;
+	uint64_t i = slot_of(t, ptr);
+	for (;;) {
+		if (t->slots[i].ptr == 0)
+			return 0;
+		if (t->slots[i].ptr == ptr)
+			break;
+		i = (i + 1) & t->mask;
+	}
+	*out = t->slots[i];
+	/* backward-shift: pull later members of the cluster into the hole when allowed */
+	uint64_t hole = i;
+	uint64_t j = i;
+	for (;;) {
+		j = (j + 1) & t->mask;
+		if (t->slots[j].ptr == 0)
+			break;
+		uint64_t home = slot_of(t, t->slots[j].ptr);
+		/* j may move to hole if home is not cyclically in (hole, j] */
+		int stays = hole <= j ? (home > hole && home <= j) : (home > hole || home <= j);
+		if (!stays) {
+			t->slots[hole] = t->slots[j];
+			hole = j;
+		}
+	}
+	memset(&t->slots[hole], 0, sizeof t->slots[hole]);
+	t->n--;
+	filter_dec(ptr);
+	return 1;
+}
+
+void livetab_for_each(struct livetab *t, void (*fn)(void *ctx, const struct live_entry *e),
+                      void *ctx)
+{
+	if (!t->slots || t->n == 0)
+		return;
+	for (uint64_t i = 0; i <= t->mask; i++)
+		if (t->slots[i].ptr)
+			fn(ctx, &t->slots[i]);
+}

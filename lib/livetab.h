@@ -1,0 +1,70 @@
+/*
+ * livetab.h - the live table: every sampled pointer still alive, with its stack id, size and
+ * the fixed-point counts it added to its stack; plus the sampled-pointer filter that lets
+ * free() learn in a nanosecond that a pointer was never sampled.
+ *
+ * The filter is a global array of 2^20 8-bit counters indexed by a hash of the address,
+ * incremented on insert and decremented on remove (saturating: a counter that reaches 255
+ * stays there until livetab_clear). A zero counter proves the pointer is not in the table.
+ * The table itself is mmap'd open addressing with a hard capacity. NOT thread-safe except
+ * livetab_filter_hit: the caller holds the collector's table lock. No host malloc.
+ */
+#ifndef HEAPTAP_LIB_LIVETAB_H
+#define HEAPTAP_LIB_LIVETAB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define LIVETAB_FILTER_BITS 20
+
+struct live_entry {
+	uintptr_t ptr;     /* 0 = empty slot */
+	uint64_t size;     /* requested bytes */
+	uint64_t objs_fp;  /* weight * 2^STACKTAB_OBJS_SHIFT, as added to the stack */
+	uint64_t bytes_fp; /* round(weight * size), as added to the stack */
+	uint32_t stack;    /* stack id */
+	uint32_t pad;
+};
+
+struct livetab {
+	struct live_entry *slots;
+	uint64_t mask;         /* slot count - 1 */
+	uint64_t n, cap;       /* live entries, hard cap */
+	uint64_t dropped_full; /* inserts refused because n == cap */
+	size_t bytes;
+};
+
+extern uint8_t livetab_filter[1u << LIVETAB_FILTER_BITS];
+
+static inline uint64_t livetab_filter_index(const void *p)
+{
+	return ((uint64_t)(uintptr_t)p >> 4) * 0x9e3779b97f4a7c15ull >> (64 - LIVETAB_FILTER_BITS);
+}
+
+/* 1 if p may be a sampled pointer (lock-free; a relaxed load). */
+static inline int livetab_filter_hit(const void *p)
+{
+	return __atomic_load_n(&livetab_filter[livetab_filter_index(p)], __ATOMIC_RELAXED) != 0;
+}
+
+/* Maps storage for cap live samples. Returns 0 or -ENOMEM. */
+int livetab_init(struct livetab *t, uint64_t cap);
+void livetab_release(struct livetab *t);
+/* Forgets every entry and zeroes the filter. */
+void livetab_clear(struct livetab *t);
+
+/*
+ * Inserts e (e->ptr != 0). Returns 0 when inserted, 1 when an entry for the same pointer
+ * existed (it is replaced and copied to *old so the caller can undo its counts), -1 when the
+ * table is full (dropped_full is incremented).
+ */
+int livetab_insert(struct livetab *t, const struct live_entry *e, struct live_entry *old);
+
+/* Removes ptr; returns 1 and copies the entry to *out when it was there, else 0. */
+int livetab_remove(struct livetab *t, uintptr_t ptr, struct live_entry *out);
+
+/* Calls fn for every entry (dump-time iteration, e.g. leak reports). */
+void livetab_for_each(struct livetab *t, void (*fn)(void *ctx, const struct live_entry *e),
+                      void *ctx);
+
+#endif

@@ -1,0 +1,337 @@
+/*
+ * maps.c - memory-map snapshots and dlclose records for dumps (maps.h): reads
+ * /proc/self/maps into an mmap'd buffer, parses executable file mappings, attaches build IDs
+ * found with dl_iterate_phdr, and appends synthetic lines for unloaded objects. Not the
+ * symbolizer: addresses are resolved offline by the CLI.
+ */
+#include "maps.h"
+
+#include <dlfcn.h>
+#include <elf.h>
+#include <link.h>
+#include <string.h>
+
+#include "../base/outbuf.h"
+#include "sys.h"
+
+#define BUILD_ID_MAX 64
+#define MAX_UNLOADED 512
+#define MAX_OBJECTS 2048
+
+struct unloaded {
+	uint64_t start, limit, offset;
+	char path[384];
+	uint8_t build_id[BUILD_ID_MAX];
+	uint32_t build_id_len;
+	int ready; /* atomic: 1 once filled */
+};
+
+static struct unloaded unloaded[MAX_UNLOADED];
+static size_t nunloaded; /* atomic: slots claimed */
+
+struct object {
+	uintptr_t lo, hi;
+	uint8_t build_id[BUILD_ID_MAX];
+	uint32_t build_id_len;
+};
+
+/* Loaded objects, refreshed at every snapshot (dumps are serialised by dump.c). */
+static struct object *objects;
+static size_t nobjects;
+
+size_t maps_build_id(uintptr_t base, const void *phdrs, int nphdr, uint8_t *out, size_t cap)
+{
+	const ElfW(Phdr) *ph = phdrs;
+	for (int i = 0; i < nphdr; i++) {
+		if (ph[i].p_type != PT_NOTE)
+			continue;
+		const char *p = (const char *)(base + ph[i].p_vaddr);
+		const char *end = p + ph[i].p_memsz;
+		while (p + sizeof(ElfW(Nhdr)) <= end) {
+			const ElfW(Nhdr) *nh = (const ElfW(Nhdr) *)p;
+			const char *name = p + sizeof *nh;
+			const char *desc = name + ((nh->n_namesz + 3) & ~3u);
+			const char *next = desc + ((nh->n_descsz + 3) & ~3u);
+			if (next > end || next <= p)
+				break;
+			if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 &&
+			    memcmp(name, "GNU", 4) == 0) {
+				size_t n = nh->n_descsz < cap ? nh->n_descsz : cap;
+				memcpy(out, desc, n);
+				return n;
+			}
+			p = next;
+		}
+	}
+	return 0;
+}
+
+static int collect_object(struct dl_phdr_info *info, size_t size, void *ctx)
+{
+	(void)size;
+	(void)ctx;
+	if (nobjects >= MAX_OBJECTS)
+		return 1;
+	uintptr_t lo = UINTPTR_MAX, hi = 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD)
+			continue;
+		uintptr_t a = info->dlpi_addr + ph->p_vaddr;
+		if (a < lo)
+			lo = a;
+		if (a + ph->p_memsz > hi)
+			hi = a + ph->p_memsz;
+	}
+	if (lo >= hi)
+		return 0;
+	struct object *o = &objects[nobjects++];
+	o->lo = lo & ~(uintptr_t)4095;
+	o->hi = hi;
+	o->build_id_len = (uint32_t)maps_build_id(info->dlpi_addr, info->dlpi_phdr, info->dlpi_phnum,
+	                                          o->build_id, sizeof o->build_id);
+	return 0;
+}
+
+static const struct object *object_at(uintptr_t addr)
+{
+	for (size_t i = 0; i < nobjects; i++)
+		if (addr >= objects[i].lo && addr < objects[i].hi)
+			return &objects[i];
+	return NULL;
+}
+
+static uint64_t parse_hex(const char **pp, const char *end)
+{
+	uint64_t v = 0;
+	const char *p = *pp;
+	for (; p < end; p++) {
+		char c = *p;
+		unsigned d;
+		if (c >= '0' && c <= '9')
+			d = (unsigned)(c - '0');
+		else if (c >= 'a' && c <= 'f')
+			d = (unsigned)(c - 'a' + 10);
+		else if (c >= 'A' && c <= 'F')
+			d = (unsigned)(c - 'A' + 10);
+		else
+			break;
+		v = (v << 4) | d;
+	}
+	*pp = p;
+	return v;
+}
+
+static const char *skip_field(const char *p, const char *end)
+{
+	while (p < end && *p != ' ')
+		p++;
+	while (p < end && *p == ' ')
+		p++;
+	return p;
+}
+
+/* Copies n bytes plus a NUL into the string pool; returns the copy or "" when full. */
+static const char *pool_str(struct maps_snapshot *s, const char *p, size_t n)
+{
+	if (!s->strs || s->strs_used + n + 1 > s->strs_cap)
+		return "";
+	char *dst = s->strs + s->strs_used;
+	memcpy(dst, p, n);
+	dst[n] = 0;
+	s->strs_used += n + 1;
+	return dst;
+}
+
+static const uint8_t *pool_bytes(struct maps_snapshot *s, const uint8_t *p, size_t n)
+{
+	if (!n)
+		return NULL;
+	return (const uint8_t *)pool_str(s, (const char *)p, n);
+}
+
+static void add_mapping(struct maps_snapshot *s, uint64_t start, uint64_t limit, uint64_t off,
+                        const char *path, size_t pathlen, const uint8_t *bid, uint32_t bidlen,
+                        int unloaded_flag)
+{
+	if (s->n >= s->maps_cap)
+		return;
+	struct dump_mapping *m = &s->maps[s->n++];
+	memset(m, 0, sizeof *m);
+	m->start = start;
+	m->limit = limit;
+	m->offset = off;
+	m->path = pool_str(s, path, pathlen);
+	m->build_id = pool_bytes(s, bid, bidlen);
+	m->build_id_len = m->build_id ? bidlen : 0;
+	memcpy(m->perms, "r-xp", 5);
+	m->unloaded = unloaded_flag;
+}
+
+/* Parses the executable file mappings of the text; main_first selects the pass. */
+static void parse_lines(struct maps_snapshot *s, const char *exe, size_t textlen, int main_pass)
+{
+	size_t exelen = exe ? strlen(exe) : 0;
+	const char *p = s->text, *end = s->text + textlen;
+	while (p < end) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+		if (!eol)
+			eol = end;
+		const char *q = p;
+		uint64_t start = parse_hex(&q, eol);
+		if (q < eol && *q == '-')
+			q++;
+		uint64_t limit = parse_hex(&q, eol);
+		while (q < eol && *q == ' ')
+			q++;
+		const char *perms = q;
+		q = skip_field(q, eol);
+		uint64_t off = parse_hex(&q, eol);
+		q = skip_field(q, eol); /* offset's trailing spaces */
+		q = skip_field(q, eol); /* dev */
+		q = skip_field(q, eol); /* inode */
+		const char *path = q;
+		size_t pathlen = (size_t)(eol - path);
+		if (eol - perms >= 4 && perms[2] == 'x' && pathlen > 0 && path[0] == '/') {
+			int is_main = exelen && pathlen == exelen && memcmp(path, exe, exelen) == 0;
+			if (is_main == main_pass) {
+				const struct object *o = object_at((uintptr_t)start);
+				add_mapping(s, start, limit, off, path, pathlen, o ? o->build_id : NULL,
+				            o ? o->build_id_len : 0, 0);
+			}
+		}
+		p = eol + 1;
+	}
+}
+
+static int present(const struct maps_snapshot *s, size_t nlive, const struct unloaded *u)
+{
+	for (size_t i = 0; i < nlive; i++)
+		if (s->maps[i].start == u->start && strcmp(s->maps[i].path, u->path) == 0)
+			return 1;
+	return 0;
+}
+
+int maps_snapshot_take(struct maps_snapshot *s, const char *exe_path)
+{
+	s->len = 0;
+	s->n = 0;
+	s->strs_used = 0;
+	if (!objects) {
+		objects = sys_map(MAX_OBJECTS * sizeof *objects);
+		if (!objects)
+			return -12;
+	}
+	if (!s->maps) {
+		s->maps = sys_map(4096 * sizeof *s->maps);
+		s->maps_cap = s->maps ? 4096 : 0;
+	}
+	if (!s->strs) {
+		s->strs = sys_map(1u << 20);
+		s->strs_cap = s->strs ? 1u << 20 : 0;
+	}
+
+	long n = sys_read_file("/proc/self/maps", &s->text, &s->cap);
+	if (n < 0)
+		return (int)n;
+	s->len = (size_t)n;
+
+	nobjects = 0;
+	dl_iterate_phdr(collect_object, NULL);
+	parse_lines(s, exe_path, s->len, 1);
+	parse_lines(s, exe_path, s->len, 0);
+	size_t nlive = s->n;
+
+	size_t nu = __atomic_load_n(&nunloaded, __ATOMIC_ACQUIRE);
+	if (nu > MAX_UNLOADED)
+		nu = MAX_UNLOADED;
+	for (size_t i = 0; i < nu; i++) {
+		const struct unloaded *u = &unloaded[i];
+		if (!__atomic_load_n(&u->ready, __ATOMIC_ACQUIRE) || present(s, nlive, u))
+			continue;
+		/* one synthetic maps line in the kernel's format */
+		char line[512];
+		struct outbuf ob;
+		outbuf_init(&ob, line, sizeof line, -1);
+		outbuf_hex_pad(&ob, u->start, 8);
+		outbuf_putc(&ob, '-');
+		outbuf_hex_pad(&ob, u->limit, 8);
+		outbuf_puts(&ob, " r-xp ");
+		outbuf_hex_pad(&ob, u->offset, 8);
+		outbuf_puts(&ob, " 00:00 0                          ");
+		outbuf_puts(&ob, u->path);
+		outbuf_putc(&ob, '\n');
+		if (ob.truncated || s->len + ob.len + 1 > s->cap)
+			break;
+		memcpy(s->text + s->len, line, ob.len);
+		s->len += ob.len;
+		add_mapping(s, u->start, u->limit, u->offset, u->path, strlen(u->path), u->build_id,
+		            u->build_id_len, 1);
+	}
+	return 0;
+}
+
+struct unload_ctx {
+	uintptr_t addr;
+	const char *name;
+	int done;
+};
+
+static int already_recorded(uint64_t start, const char *path)
+{
+	size_t n = maps_unloaded_count();
+	for (size_t i = 0; i < n; i++)
+		if (__atomic_load_n(&unloaded[i].ready, __ATOMIC_ACQUIRE) && unloaded[i].start == start &&
+		    strcmp(unloaded[i].path, path) == 0)
+			return 1;
+	return 0;
+}
+
+static int record_unload(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	struct unload_ctx *c = arg;
+	if (info->dlpi_addr != c->addr || !info->dlpi_name || !info->dlpi_name[0])
+		return 0;
+	if (c->name && strcmp(c->name, info->dlpi_name) != 0)
+		return 0;
+	uint8_t bid[BUILD_ID_MAX];
+	size_t bidlen = maps_build_id(info->dlpi_addr, info->dlpi_phdr, info->dlpi_phnum, bid,
+	                              sizeof bid);
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+			continue;
+		uintptr_t a = info->dlpi_addr + ph->p_vaddr;
+		if (already_recorded(a & ~(uintptr_t)4095, info->dlpi_name))
+			continue;
+		size_t slot = __atomic_fetch_add(&nunloaded, 1, __ATOMIC_ACQ_REL);
+		if (slot >= MAX_UNLOADED)
+			break;
+		struct unloaded *u = &unloaded[slot];
+		u->start = a & ~(uintptr_t)4095;
+		u->limit = (a + ph->p_memsz + 4095) & ~(uintptr_t)4095;
+		u->offset = ph->p_offset & ~(uint64_t)4095;
+		sys_strlcpy(u->path, info->dlpi_name, sizeof u->path);
+		memcpy(u->build_id, bid, bidlen);
+		u->build_id_len = (uint32_t)bidlen;
+		__atomic_store_n(&u->ready, 1, __ATOMIC_RELEASE);
+	}
+	c->done = 1;
+	return 1;
+}
+
+void maps_note_unload(void *handle)
+{
+	struct link_map *lm = NULL;
+	if (!handle || dlinfo(handle, RTLD_DI_LINKMAP, &lm) != 0 || !lm)
+		return;
+	struct unload_ctx c = {(uintptr_t)lm->l_addr, lm->l_name, 0};
+	dl_iterate_phdr(record_unload, &c);
+}
+
+size_t maps_unloaded_count(void)
+{
+	size_t n = __atomic_load_n(&nunloaded, __ATOMIC_ACQUIRE);
+	return n < MAX_UNLOADED ? n : MAX_UNLOADED;
+}

@@ -1,0 +1,425 @@
+/*
+ * options.c - parses HEAPTAP_CONF into struct options (options.h) with a hand-written,
+ * locale-free scanner, and holds the process's parsed options. Never allocates; messages go
+ * out with write(2). Not the place where options take effect (core.c, dump.c, trigger.c).
+ */
+#include "options.h"
+
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../base/outbuf.h"
+#include "collector.h"
+#include "sys.h"
+
+extern char **environ;
+
+static struct options g_opts;
+static int g_loaded;
+
+void options_init(struct options *o)
+{
+	memset(o, 0, sizeof *o);
+	o->prof = 1;
+	o->prof_active = 1;
+	o->lg_prof_sample = 19;
+	o->lg_prof_interval = -1;
+	o->prof_gdump_rate_ms = 1000;
+	o->prof_final = 1;
+	sys_strlcpy(o->prof_prefix, "heaptap", sizeof o->prof_prefix);
+	o->prof_format = DUMP_HEAPV2;
+	o->prof_unwind = UNWIND_DWARF;
+	o->prof_bt_max = 128;
+	o->prof_max_stacks = 65536;
+	o->prof_max_live = 1u << 20;
+}
+
+/* A value as the scanner hands it around: not NUL-terminated. */
+struct span {
+	const char *p;
+	size_t n;
+};
+
+static int span_eq(struct span s, const char *lit)
+{
+	size_t n = strlen(lit);
+	return s.n == n && memcmp(s.p, lit, n) == 0;
+}
+
+static int parse_bool(struct span v, int *out)
+{
+	if (span_eq(v, "true")) {
+		*out = 1;
+		return 0;
+	}
+	if (span_eq(v, "false")) {
+		*out = 0;
+		return 0;
+	}
+	return -1;
+}
+
+/* Unsigned integer: decimal, 0x hex, or 0-prefixed octal; the whole span must be digits. */
+static int parse_u64(struct span v, uint64_t *out)
+{
+	size_t i = 0;
+	unsigned base = 10;
+	if (v.n == 0)
+		return -1;
+	if (v.n > 2 && v.p[0] == '0' && (v.p[1] == 'x' || v.p[1] == 'X')) {
+		base = 16;
+		i = 2;
+	} else if (v.n > 1 && v.p[0] == '0') {
+		base = 8;
+		i = 1;
+	}
+	uint64_t x = 0;
+	for (; i < v.n; i++) {
+		char c = v.p[i];
+		unsigned d;
+		if (c >= '0' && c <= '9')
+			d = (unsigned)(c - '0');
+		else if (c >= 'a' && c <= 'f')
+			d = (unsigned)(c - 'a' + 10);
+		else if (c >= 'A' && c <= 'F')
+			d = (unsigned)(c - 'A' + 10);
+		else
+			return -1;
+		if (d >= base)
+			return -1;
+		if (x > (UINT64_MAX - d) / base)
+			return -1;
+		x = x * base + d;
+	}
+	*out = x;
+	return 0;
+}
+
+static int parse_i64(struct span v, int64_t *out)
+{
+	uint64_t u;
+	if (v.n > 1 && v.p[0] == '-') {
+		struct span w = {v.p + 1, v.n - 1};
+		if (parse_u64(w, &u) || u > (uint64_t)INT64_MAX)
+			return -1;
+		*out = -(int64_t)u;
+		return 0;
+	}
+	if (parse_u64(v, &u) || u > (uint64_t)INT64_MAX)
+		return -1;
+	*out = (int64_t)u;
+	return 0;
+}
+
+/* "<N>[ms|s|m|h]", bare number = seconds. */
+static int parse_duration_ms(struct span v, uint64_t *out)
+{
+	uint64_t mult = 1000;
+	struct span num = v;
+	if (v.n > 2 && memcmp(v.p + v.n - 2, "ms", 2) == 0) {
+		mult = 1;
+		num.n -= 2;
+	} else if (v.n > 1 && v.p[v.n - 1] == 's') {
+		num.n -= 1;
+	} else if (v.n > 1 && v.p[v.n - 1] == 'm') {
+		mult = 60000;
+		num.n -= 1;
+	} else if (v.n > 1 && v.p[v.n - 1] == 'h') {
+		mult = 3600000;
+		num.n -= 1;
+	}
+	uint64_t x;
+	if (parse_u64(num, &x) || (x && x > UINT64_MAX / mult))
+		return -1;
+	*out = x * mult;
+	return 0;
+}
+
+static int parse_signal(struct span v, int *out)
+{
+	struct span s = v;
+	if (s.n > 3 && memcmp(s.p, "SIG", 3) == 0) {
+		s.p += 3;
+		s.n -= 3;
+	}
+	if (span_eq(s, "USR1")) {
+		*out = SIGUSR1;
+		return 0;
+	}
+	if (span_eq(s, "USR2")) {
+		*out = SIGUSR2;
+		return 0;
+	}
+	if (span_eq(s, "HUP")) {
+		*out = SIGHUP;
+		return 0;
+	}
+	uint64_t n;
+	if (parse_u64(v, &n) || n < 1 || n > 64 || n == SIGKILL || n == SIGSTOP)
+		return -1;
+	*out = (int)n;
+	return 0;
+}
+
+static int parse_format(struct span v, unsigned *out)
+{
+	unsigned f = 0;
+	size_t i = 0;
+	while (i <= v.n) {
+		size_t j = i;
+		while (j < v.n && v.p[j] != '+')
+			j++;
+		struct span tok = {v.p + i, j - i};
+		if (span_eq(tok, "heap_v2"))
+			f |= DUMP_HEAPV2;
+		else if (span_eq(tok, "pprof"))
+			f |= DUMP_PPROF;
+		else if (span_eq(tok, "legacy"))
+			f |= DUMP_LEGACY;
+		else
+			return -1;
+		i = j + 1;
+	}
+	*out = f;
+	return 0;
+}
+
+static int parse_string(struct span v, char *dst, size_t cap)
+{
+	if (v.n >= cap)
+		return -1;
+	memcpy(dst, v.p, v.n);
+	dst[v.n] = 0;
+	return 0;
+}
+
+struct report {
+	int fd;
+	int problems;
+};
+
+static void problem(struct report *r, const char *a, struct span s, const char *b,
+                    const char *c, const char *d)
+{
+	r->problems++;
+	if (r->fd < 0)
+		return;
+	char buf[700];
+	struct outbuf ob;
+	outbuf_init(&ob, buf, sizeof buf - 1, -1);
+	outbuf_puts(&ob, "heaptap: HEAPTAP_CONF: ");
+	outbuf_puts(&ob, a);
+	outbuf_put(&ob, s.p, s.n > 200 ? 200 : s.n);
+	if (b)
+		outbuf_puts(&ob, b);
+	if (c)
+		outbuf_puts(&ob, c);
+	if (d)
+		outbuf_puts(&ob, d);
+	if (ob.len > sizeof buf - 2)
+		ob.len = sizeof buf - 2;
+	buf[ob.len++] = '\n';
+	(void)write_all(r->fd, buf, ob.len);
+}
+
+/* "invalid value 'v' for key (expected E; using D)" */
+static void bad_value(struct report *r, struct span key, struct span v, const char *expected,
+                      const char *dflt)
+{
+	char tail[300];
+	struct outbuf ob;
+	outbuf_init(&ob, tail, sizeof tail - 1, -1);
+	outbuf_puts(&ob, "' for ");
+	outbuf_put(&ob, key.p, key.n > 60 ? 60 : key.n);
+	outbuf_puts(&ob, " (expected ");
+	outbuf_puts(&ob, expected);
+	outbuf_puts(&ob, "; using ");
+	outbuf_puts(&ob, dflt);
+	outbuf_puts(&ob, ")");
+	tail[ob.len < sizeof tail ? ob.len : sizeof tail - 1] = 0;
+	problem(r, "invalid value '", v, tail, NULL, NULL);
+}
+
+static void fmt_u(char *buf, uint64_t v)
+{
+	fmt_u64(buf, v);
+}
+
+static void apply(struct options *o, struct span key, struct span v, struct report *r)
+{
+	char cur[64];
+	int b;
+	uint64_t u;
+	int64_t i;
+
+#define BOOL_KEY(name)                                                        \
+	if (span_eq(key, #name)) {                                            \
+		if (parse_bool(v, &b) == 0)                                   \
+			o->name = b;                                          \
+		else                                                          \
+			bad_value(r, key, v, "true or false",                 \
+			          o->name ? "true" : "false");                \
+		return;                                                       \
+	}
+#define U64_KEY(name, lo, hi, expect)                                         \
+	if (span_eq(key, #name)) {                                            \
+		if (parse_u64(v, &u) == 0 && u + 1 >= (uint64_t)(lo) + 1 && u <= (hi))          \
+			o->name = u;                                          \
+		else {                                                        \
+			fmt_u(cur, (uint64_t)o->name);                        \
+			bad_value(r, key, v, expect, cur);                    \
+		}                                                             \
+		return;                                                       \
+	}
+
+	BOOL_KEY(prof)
+	BOOL_KEY(prof_active)
+	BOOL_KEY(prof_gdump)
+	BOOL_KEY(prof_final)
+	BOOL_KEY(prof_leak)
+	BOOL_KEY(prof_accum)
+	BOOL_KEY(verbose)
+	if (span_eq(key, "prof_leak_error")) {
+		if (parse_bool(v, &b) == 0) {
+			o->prof_leak_error = b;
+			if (b)
+				o->prof_leak = 1;
+		} else {
+			bad_value(r, key, v, "true or false", o->prof_leak_error ? "true" : "false");
+		}
+		return;
+	}
+	U64_KEY(lg_prof_sample, 0, 62, "0..62")
+	U64_KEY(prof_gdump_rate_ms, 0, UINT64_MAX / 1000000, "milliseconds")
+	U64_KEY(prof_max_dumps, 0, UINT64_MAX, "a count, 0 = unlimited")
+	U64_KEY(prof_bt_max, 1, 256, "1..256")
+	U64_KEY(prof_max_stacks, 1, 1u << 24, "1..16777216")
+	U64_KEY(prof_max_live, 1, 1u << 26, "1..67108864")
+	if (span_eq(key, "lg_prof_interval")) {
+		if (parse_i64(v, &i) == 0 && i >= -1 && i <= 62) {
+			o->lg_prof_interval = (int)i;
+		} else {
+			if (o->lg_prof_interval < 0)
+				sys_strlcpy(cur, "-1", sizeof cur);
+			else
+				fmt_u(cur, (uint64_t)o->lg_prof_interval);
+			bad_value(r, key, v, "-1..62", cur);
+		}
+		return;
+	}
+	if (span_eq(key, "prof_prefix")) {
+		if (parse_string(v, o->prof_prefix, sizeof o->prof_prefix))
+			bad_value(r, key, v, "a path prefix shorter than 512 bytes", o->prof_prefix);
+		return;
+	}
+	if (span_eq(key, "prof_time_interval")) {
+		if (parse_duration_ms(v, &u) == 0) {
+			o->prof_time_interval_ms = u;
+		} else {
+			fmt_u(cur, o->prof_time_interval_ms);
+			bad_value(r, key, v, "<N>[ms|s|m|h]", "0");
+		}
+		return;
+	}
+	if (span_eq(key, "prof_signal")) {
+		if (parse_signal(v, &o->prof_signal))
+			bad_value(r, key, v, "USR1, USR2 or a signal number", "none");
+		return;
+	}
+	if (span_eq(key, "prof_format")) {
+		if (parse_format(v, &o->prof_format))
+			bad_value(r, key, v, "heap_v2, pprof or heap_v2+pprof", "heap_v2");
+		return;
+	}
+	if (span_eq(key, "prof_unwind")) {
+		if (span_eq(v, "dwarf"))
+			o->prof_unwind = UNWIND_DWARF;
+		else if (span_eq(v, "fp"))
+			o->prof_unwind = UNWIND_FP;
+		else
+			bad_value(r, key, v, "dwarf or fp", o->prof_unwind == UNWIND_FP ? "fp" : "dwarf");
+		return;
+	}
+	if (span_eq(key, "http")) {
+		if (parse_string(v, o->http, sizeof o->http))
+			bad_value(r, key, v, "an address shorter than 256 bytes", "none");
+		return;
+	}
+	if (span_eq(key, "http_token")) {
+		if (parse_string(v, o->http_token, sizeof o->http_token))
+			bad_value(r, key, v, "a token shorter than 256 bytes", "none");
+		return;
+	}
+	problem(r, "unknown option '", key, "' (ignored)", NULL, NULL);
+#undef BOOL_KEY
+#undef U64_KEY
+}
+
+int options_parse(struct options *o, const char *conf, int errfd)
+{
+	struct report r = {errfd, 0};
+	if (!conf)
+		return 0;
+	const char *p = conf;
+	while (*p) {
+		const char *end = p;
+		while (*end && *end != ',')
+			end++;
+		if (end > p) {
+			const char *colon = p;
+			while (colon < end && *colon != ':')
+				colon++;
+			struct span item = {p, (size_t)(end - p)};
+			if (colon == end) {
+				problem(&r, "malformed option '", item, "' (expected key:value; ignored)",
+				        NULL, NULL);
+			} else {
+				struct span key = {p, (size_t)(colon - p)};
+				struct span val = {colon + 1, (size_t)(end - colon - 1)};
+				apply(o, key, val, &r);
+			}
+		}
+		p = *end ? end + 1 : end;
+	}
+	return r.problems;
+}
+
+const struct options *options_get(void)
+{
+	return &g_opts;
+}
+
+struct options *options_mut(void)
+{
+	return &g_opts;
+}
+
+/* HEAPTAP_CONF from /proc/self/environ, for calls made before libc set up environ. */
+static const char *conf_from_proc(char *buf, size_t cap)
+{
+	long n = sys_read_small("/proc/self/environ", buf, cap);
+	if (n <= 0)
+		return NULL;
+	static const char key[] = "HEAPTAP_CONF=";
+	for (long i = 0; i < n;) {
+		const char *e = buf + i;
+		size_t len = strlen(e);
+		if (strncmp(e, key, sizeof key - 1) == 0)
+			return e + sizeof key - 1;
+		i += (long)len + 1;
+	}
+	return NULL;
+}
+
+void options_load(void)
+{
+	if (g_loaded)
+		return;
+	g_loaded = 1;
+	options_init(&g_opts);
+	static char envbuf[64 * 1024];
+	const char *conf = environ ? getenv("HEAPTAP_CONF") : conf_from_proc(envbuf, sizeof envbuf);
+	options_parse(&g_opts, conf, 2);
+}

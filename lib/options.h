@@ -1,0 +1,61 @@
+/*
+ * options.h - HEAPTAP_CONF, the collector's options: the parsed struct every part of the
+ * collector reads, and the parser.
+ *
+ * Syntax as jemalloc's MALLOC_CONF: comma-separated key:value pairs, split on the FIRST colon
+ * (values may contain colons, not commas); booleans true/false; integers decimal, 0x hex or
+ * 0-prefixed octal. Every key is documented in docs/OPTIONS.md. A bad key or value is reported
+ * on one stderr line and ignored. The parser never allocates; not thread-safe by itself (the
+ * collector parses once, at init, before any other thread can read the struct).
+ */
+#ifndef HEAPTAP_LIB_OPTIONS_H
+#define HEAPTAP_LIB_OPTIONS_H
+
+#include <stdint.h>
+
+enum unwind_mode { UNWIND_DWARF = 0, UNWIND_FP = 1 };
+
+struct options {
+	int prof;                    /* profiling at all (true) */
+	int prof_active;             /* sampling on at start (true) */
+	unsigned lg_prof_sample;     /* R = 2^x (19), 0..62 */
+	int lg_prof_interval;        /* interval dumps every ~2^x bytes allocated, -1 off (-1) */
+	int prof_gdump;              /* dump on a new high-water mark of the live estimate (false) */
+	uint64_t prof_gdump_rate_ms; /* at most one gdump per this many ms (1000) */
+	int prof_final;              /* dump at exit (true) */
+	int prof_leak;               /* leak summary on stderr at exit (false) */
+	int prof_leak_error;         /* as prof_leak, and _exit(1) when something leaked (false) */
+	int prof_accum;              /* keep cumulative alloc counts (false) */
+	char prof_prefix[512];       /* dump file prefix ("heaptap"); "" = no automatic dumps */
+	uint64_t prof_time_interval_ms; /* periodic dumps, 0 off */
+	int prof_signal;             /* signal number that triggers a dump, 0 off */
+	uint64_t prof_max_dumps;     /* keep only the newest N automatic dumps, 0 unlimited */
+	unsigned prof_format;        /* DUMP_* bits of collector.h (DUMP_HEAPV2) */
+	int prof_unwind;             /* enum unwind_mode (UNWIND_DWARF) */
+	unsigned prof_bt_max;        /* frames per stack, 1..256 (128) */
+	uint64_t prof_max_stacks;    /* stack table capacity (65536) */
+	uint64_t prof_max_live;      /* live table capacity (1 << 20) */
+	char http[256];              /* HTTP listen address, "" none (lib/http*.c reads it) */
+	char http_token[256];        /* HTTP bearer token, "" none */
+	int verbose;                 /* extra diagnostics on stderr (false) */
+};
+
+/* Fills o with the defaults. */
+void options_init(struct options *o);
+
+/*
+ * Applies conf (NUL-terminated; NULL or "" = nothing) on top of o. Each problem is reported
+ * as one line "heaptap: HEAPTAP_CONF: ..." written to errfd (skipped when errfd < 0).
+ * Returns the number of problems (0 = all applied).
+ */
+int options_parse(struct options *o, const char *conf, int errfd);
+
+/* The options in force in this process (valid after collector_init). */
+const struct options *options_get(void);
+/* Parses the environment once (getenv, or /proc/self/environ when too early) into the
+   process options; later calls do nothing. */
+void options_load(void);
+/* Mutable access for the collector (heaptap_reset changes lg_prof_sample). */
+struct options *options_mut(void);
+
+#endif

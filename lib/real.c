@@ -1,0 +1,127 @@
+/*
+ * real.c - finds the allocator below heaptap with dlsym(RTLD_NEXT) and serves the
+ * allocations made while it does from a static pool (dlsym may call calloc for its error
+ * state). Not the interposers (interpose.c) and not the sampler.
+ */
+#include "real.h"
+
+#include <dlfcn.h>
+#include <sched.h>
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+
+struct real_fns real;
+
+#define POOL_BYTES (64 * 1024)
+static _Alignas(64) unsigned char pool[POOL_BYTES];
+static size_t pool_used; /* atomic */
+
+static int resolve_state;                 /* 0 not started, 1 running, 2 done (atomic) */
+static __thread int resolving_here __attribute__((tls_model("initial-exec")));
+
+void *real_pool_alloc(size_t nbytes, size_t align)
+{
+	if (align < 16)
+		align = 16;
+	if (nbytes > POOL_BYTES)
+		return NULL;
+	size_t old = __atomic_load_n(&pool_used, __ATOMIC_RELAXED);
+	for (;;) {
+		/* 16-byte header before the block holds its size */
+		uintptr_t base = (uintptr_t)pool + old + 16;
+		uintptr_t blk = (base + align - 1) & ~(uintptr_t)(align - 1);
+		size_t end = (size_t)(blk - (uintptr_t)pool) + nbytes;
+		if (end > POOL_BYTES)
+			return NULL;
+		end = (end + 15) & ~(size_t)15;
+		if (__atomic_compare_exchange_n(&pool_used, &old, end, 0, __ATOMIC_ACQ_REL,
+		                                __ATOMIC_RELAXED)) {
+			memcpy((void *)(blk - sizeof(size_t)), &nbytes, sizeof nbytes);
+			return (void *)blk;
+		}
+	}
+}
+
+int real_pool_owns(const void *p)
+{
+	return (uintptr_t)p - (uintptr_t)pool < POOL_BYTES;
+}
+
+size_t real_pool_size(const void *p)
+{
+	size_t n;
+	memcpy(&n, (const char *)p - sizeof n, sizeof n);
+	return n;
+}
+
+/* Fallbacks for allocators below that lack one of the aligned entry points. */
+static void *fallback_aligned_alloc(size_t align, size_t n)
+{
+	void *p = NULL;
+	if (align < sizeof(void *))
+		align = sizeof(void *);
+	return real.posix_memalign(&p, align, n) == 0 ? p : NULL;
+}
+
+static size_t fallback_usable_size(void *p)
+{
+	(void)p;
+	return 0;
+}
+
+static void *sym(const char *name)
+{
+	return dlsym(RTLD_NEXT, name);
+}
+
+void real_resolve(void)
+{
+	int st = __atomic_load_n(&resolve_state, __ATOMIC_ACQUIRE);
+	if (st == 2)
+		return;
+	st = 0;
+	if (!__atomic_compare_exchange_n(&resolve_state, &st, 1, 0, __ATOMIC_ACQ_REL,
+	                                 __ATOMIC_ACQUIRE)) {
+		if (resolving_here)
+			return;
+		while (__atomic_load_n(&resolve_state, __ATOMIC_ACQUIRE) != 2)
+			sched_yield();
+		return;
+	}
+	resolving_here = 1;
+	struct real_fns r;
+	r.malloc = (void *(*)(size_t))sym("malloc");
+	r.free = (void (*)(void *))sym("free");
+	r.calloc = (void *(*)(size_t, size_t))sym("calloc");
+	r.realloc = (void *(*)(void *, size_t))sym("realloc");
+	r.posix_memalign = (int (*)(void **, size_t, size_t))sym("posix_memalign");
+	r.aligned_alloc = (void *(*)(size_t, size_t))sym("aligned_alloc");
+	r.memalign = (void *(*)(size_t, size_t))sym("memalign");
+	r.malloc_usable_size = (size_t(*)(void *))sym("malloc_usable_size");
+	r.dlclose = (int (*)(void *))sym("dlclose");
+	if (!r.aligned_alloc)
+		r.aligned_alloc = fallback_aligned_alloc;
+	if (!r.memalign)
+		r.memalign = fallback_aligned_alloc;
+	if (!r.malloc_usable_size)
+		r.malloc_usable_size = fallback_usable_size;
+	if (!r.malloc || !r.free || !r.calloc || !r.realloc || !r.posix_memalign) {
+		static const char msg[] = "heaptap: cannot find the real malloc (dlsym RTLD_NEXT)\n";
+		(void)!write(2, msg, sizeof msg - 1);
+		_exit(127);
+	}
+	real = r;
+	resolving_here = 0;
+	__atomic_store_n(&resolve_state, 2, __ATOMIC_RELEASE);
+}
+
+int real_ready(void)
+{
+	return __atomic_load_n(&resolve_state, __ATOMIC_ACQUIRE) == 2;
+}
+
+int real_resolving(void)
+{
+	return resolving_here;
+}

@@ -1,0 +1,46 @@
+/*
+ * real.h - the allocator below heaptap: the next definitions of the malloc family found with
+ * dlsym(RTLD_NEXT, ...) (glibc's, or a preloaded jemalloc/tcmalloc), plus the small static
+ * pool that serves the allocations dlsym itself makes before those are known.
+ *
+ * Not an allocator of its own: the pool is only for bootstrap and never frees. real_resolve
+ * is idempotent and thread-safe; the pool functions are lock-free.
+ */
+#ifndef HEAPTAP_LIB_REAL_H
+#define HEAPTAP_LIB_REAL_H
+
+#include <stddef.h>
+
+struct real_fns {
+	void *(*malloc)(size_t);
+	void (*free)(void *);
+	void *(*calloc)(size_t, size_t);
+	void *(*realloc)(void *, size_t);
+	int (*posix_memalign)(void **, size_t, size_t);
+	void *(*aligned_alloc)(size_t, size_t);
+	void *(*memalign)(size_t, size_t);
+	size_t (*malloc_usable_size)(void *);
+	int (*dlclose)(void *);
+};
+
+/* The real functions; all non-NULL once real_resolve() returned (the optional ones fall
+   back to wrappers over posix_memalign). */
+extern struct real_fns real;
+
+/* Looks the real functions up (once). While it runs, allocation requests from the same
+   thread are served by real_pool_alloc. Other threads wait until it is done. */
+void real_resolve(void);
+/* 1 once real_resolve finished. */
+int real_ready(void);
+/* 1 if the calling thread is inside real_resolve (its dlsym allocates). */
+int real_resolving(void);
+
+/* Bootstrap pool: 16-byte aligned (or `align`) blocks from a static array, zeroed; NULL when
+   exhausted. Blocks are never reused. */
+void *real_pool_alloc(size_t nbytes, size_t align);
+/* 1 if p points into the pool. */
+int real_pool_owns(const void *p);
+/* Usable size of a pool block. */
+size_t real_pool_size(const void *p);
+
+#endif

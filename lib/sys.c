@@ -1,0 +1,136 @@
+/*
+ * sys.c - clocks, mappings, file reads and once-only stderr messages for the collector
+ * (sys.h). Uses only system calls and string functions; never the host's malloc or stdio.
+ */
+#include "sys.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../base/outbuf.h"
+
+int64_t sys_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+int64_t sys_mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+void *sys_map(size_t n)
+{
+	void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+	               -1, 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+void sys_unmap(void *p, size_t n)
+{
+	if (p)
+		munmap(p, n);
+}
+
+long sys_read_file(const char *path, char **pbuf, size_t *pcap)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	size_t len = 0;
+	for (;;) {
+		if (*pbuf == NULL || len + 4096 > *pcap) {
+			size_t ncap = *pcap ? *pcap * 2 : 256 * 1024;
+			char *nb = sys_map(ncap);
+			if (!nb) {
+				close(fd);
+				return -ENOMEM;
+			}
+			if (*pbuf) {
+				memcpy(nb, *pbuf, len);
+				sys_unmap(*pbuf, *pcap);
+			}
+			*pbuf = nb;
+			*pcap = ncap;
+		}
+		ssize_t r = read(fd, *pbuf + len, *pcap - len - 1);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			int e = errno;
+			close(fd);
+			return -e;
+		}
+		if (r == 0)
+			break;
+		len += (size_t)r;
+	}
+	close(fd);
+	(*pbuf)[len] = 0;
+	return (long)len;
+}
+
+long sys_read_small(const char *path, char *buf, size_t cap)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	size_t len = 0;
+	while (len + 1 < cap) {
+		ssize_t r = read(fd, buf + len, cap - 1 - len);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		len += (size_t)r;
+	}
+	close(fd);
+	buf[len] = 0;
+	return (long)len;
+}
+
+void sys_log(const char *a, const char *b, const char *c)
+{
+	char buf[512];
+	struct outbuf ob;
+	int saved = errno;
+	outbuf_init(&ob, buf, sizeof buf - 1, -1);
+	outbuf_puts(&ob, "heaptap: ");
+	if (a)
+		outbuf_puts(&ob, a);
+	if (b)
+		outbuf_puts(&ob, b);
+	if (c)
+		outbuf_puts(&ob, c);
+	if (ob.len >= sizeof buf - 1)
+		ob.len = sizeof buf - 2;
+	buf[ob.len++] = '\n';
+	(void)write_all(2, buf, ob.len);
+	errno = saved;
+}
+
+void sys_log_once(int *once, const char *a, const char *b, const char *c)
+{
+	if (__atomic_exchange_n(once, 1, __ATOMIC_RELAXED))
+		return;
+	sys_log(a, b, c);
+}
+
+size_t sys_strlcpy(char *dst, const char *src, size_t cap)
+{
+	size_t n = strlen(src);
+	if (cap) {
+		size_t k = n < cap - 1 ? n : cap - 1;
+		memcpy(dst, src, k);
+		dst[k] = 0;
+	}
+	return n;
+}

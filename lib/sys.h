@@ -1,0 +1,37 @@
+/*
+ * sys.h - small operating-system helpers for the collector: clocks, anonymous mappings,
+ * whole-file reads into caller buffers, and "log once" diagnostics to stderr.
+ *
+ * All of it is built on raw system calls and never allocates from the host's heap; only
+ * sys_log* and the clocks are async-signal-safe. Not a formatting library (base/outbuf.h).
+ */
+#ifndef HEAPTAP_LIB_SYS_H
+#define HEAPTAP_LIB_SYS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Wall-clock and monotonic time in nanoseconds. */
+int64_t sys_now_ns(void);
+int64_t sys_mono_ns(void);
+
+/* Zeroed anonymous private mapping of n bytes (MAP_NORESERVE), or NULL. */
+void *sys_map(size_t n);
+void sys_unmap(void *p, size_t n);
+
+/* Reads the whole file at path into a mapping that it grows as needed: *pbuf and *pcap describe
+   the caller's current mapping (both may start NULL and 0). Returns the length read, or -errno. */
+long sys_read_file(const char *path, char **pbuf, size_t *pcap);
+
+/* Reads at most cap-1 bytes of path into buf, NUL-terminated. Returns the length or -errno. */
+long sys_read_small(const char *path, char *buf, size_t cap);
+
+/* Writes "heaptap: <a><b><c>\n" to stderr (any part may be NULL). */
+void sys_log(const char *a, const char *b, const char *c);
+/* The same, but only the first time *once is 0 (which it then sets). */
+void sys_log_once(int *once, const char *a, const char *b, const char *c);
+
+/* Copies src into dst (cap bytes), always NUL-terminated; returns strlen(src). */
+size_t sys_strlcpy(char *dst, const char *src, size_t cap);
+
+#endif

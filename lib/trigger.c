@@ -1,0 +1,200 @@
+/*
+ * trigger.c - what decides WHEN to dump, apart from exit and explicit calls: the background
+ * thread and the requests it serves (interval, high-water "gdump", time, signal, and dump
+ * requests from other threads), delivered through a non-blocking pipe.
+ *
+ * The signal handler and collector_request_dump only write one byte to the pipe
+ * (async-signal-safe); the thread does the dumps. The thread is created at start-up by the
+ * library constructor when a configured trigger needs it, or lazily (e.g. in a forked
+ * child). Not the dump writer (dump.c).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "collector.h"
+#include "http.h"
+#include "internal.h"
+#include "options.h"
+#include "sys.h"
+
+static int pipefd[2] = {-1, -1};
+static int bg_state; /* 0 none, 1 starting/running (atomic) */
+static uint64_t alloc_total;   /* bytes allocated, folded by threads (atomic) */
+static uint64_t next_interval; /* alloc_total at which the next interval dump is due (atomic) */
+static int log_once_thread;
+
+static void open_pipe(void)
+{
+	if (pipe2(pipefd, O_CLOEXEC | O_NONBLOCK) != 0) {
+		pipefd[0] = pipefd[1] = -1;
+		sys_log("cannot create the trigger pipe", " (background dumps disabled)", NULL);
+	}
+}
+
+void collector_request_dump(enum dump_trigger trig)
+{
+	int saved = errno;
+	unsigned char b = (unsigned char)trig;
+	if (pipefd[1] >= 0)
+		(void)!write(pipefd[1], &b, 1);
+	errno = saved;
+}
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	collector_request_dump(TRIG_SIGNAL);
+}
+
+void trigger_init(void)
+{
+	const struct options *o = options_get();
+	open_pipe();
+	if (o->lg_prof_interval >= 0)
+		next_interval = (uint64_t)1 << o->lg_prof_interval;
+	core.want_background = o->lg_prof_interval >= 0 || o->prof_gdump ||
+	                       o->prof_time_interval_ms > 0 || o->prof_signal > 0;
+	if (!o->prof_prefix[0])
+		core.want_background = 0; /* nowhere to write automatic dumps */
+	if (o->prof_signal > 0 && o->prof_prefix[0]) {
+		struct sigaction sa;
+		memset(&sa, 0, sizeof sa);
+		sa.sa_handler = on_signal;
+		sa.sa_flags = SA_RESTART;
+		sigemptyset(&sa.sa_mask);
+		sigaction(o->prof_signal, &sa, NULL);
+	}
+}
+
+static void *bg_main(void *arg)
+{
+	(void)arg;
+	core_tls.depth = 1; /* nothing this thread allocates is profiled */
+	const struct options *o = options_get();
+	int64_t now = sys_mono_ns();
+	int64_t time_step = (int64_t)o->prof_time_interval_ms * 1000000;
+	int64_t time_next = time_step > 0 ? now + time_step : 0;
+	int64_t gdump_step = (int64_t)o->prof_gdump_rate_ms * 1000000;
+	int64_t gdump_last = 0;
+	int gdump_pending = 0;
+	for (;;) {
+		now = sys_mono_ns();
+		int64_t due = 0;
+		if (time_next)
+			due = time_next;
+		if (gdump_pending && (!due || gdump_last + gdump_step < due))
+			due = gdump_last + gdump_step;
+		int timeout = -1;
+		if (due) {
+			int64_t ms = (due - now + 999999) / 1000000;
+			timeout = ms < 0 ? 0 : ms > 3600000 ? 3600000 : (int)ms;
+		}
+		struct pollfd pfd = {pipefd[0], POLLIN, 0};
+		int r = poll(&pfd, 1, timeout);
+		int want[6] = {0};
+		if (r > 0) {
+			unsigned char buf[64];
+			ssize_t n;
+			while ((n = read(pipefd[0], buf, sizeof buf)) > 0)
+				for (ssize_t i = 0; i < n; i++)
+					if (buf[i] <= TRIG_SIGNAL)
+						want[buf[i]] = 1;
+		}
+		now = sys_mono_ns();
+		if (time_next && now >= time_next) {
+			want[TRIG_TIME] = 1;
+			while (time_next <= now)
+				time_next += time_step;
+		}
+		if (want[TRIG_GDUMP])
+			gdump_pending = 1;
+		if (gdump_pending && now - gdump_last >= gdump_step) {
+			want[TRIG_GDUMP] = 1;
+			gdump_pending = 0;
+			gdump_last = now;
+		} else {
+			want[TRIG_GDUMP] = 0;
+		}
+		static const enum dump_trigger order[] = {TRIG_INTERVAL, TRIG_GDUMP, TRIG_MANUAL,
+		                                          TRIG_TIME, TRIG_SIGNAL};
+		for (size_t i = 0; i < sizeof order / sizeof order[0]; i++)
+			if (want[order[i]])
+				collector_dump_named(order[i], NULL, 0);
+	}
+	return NULL;
+}
+
+void trigger_ensure_thread(void)
+{
+	if (__atomic_load_n(&bg_state, __ATOMIC_ACQUIRE) || pipefd[0] < 0)
+		return;
+	int expect = 0;
+	if (!__atomic_compare_exchange_n(&bg_state, &expect, 1, 0, __ATOMIC_ACQ_REL,
+	                                 __ATOMIC_ACQUIRE))
+		return;
+	core_tls.depth++;
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	pthread_attr_t attr;
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	pthread_t th;
+	int rc = pthread_create(&th, &attr, bg_main, NULL);
+	pthread_attr_destroy(&attr);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc != 0)
+		sys_log_once(&log_once_thread, "cannot start the background thread",
+		             " (automatic dumps other than the final one are off)", NULL);
+	core_tls.depth--;
+}
+
+void trigger_start(void)
+{
+	collector_init();
+	if (core.enabled && core.want_background)
+		trigger_ensure_thread();
+	core_tls.depth++;
+	if (core.enabled)
+		http_start_from_options();
+	core_tls.depth--;
+}
+
+void trigger_note_allocated(uint64_t nbytes)
+{
+	const struct options *o = options_get();
+	if (o->lg_prof_interval < 0 || !o->prof_prefix[0])
+		return;
+	uint64_t total = __atomic_add_fetch(&alloc_total, nbytes, __ATOMIC_RELAXED);
+	uint64_t next = __atomic_load_n(&next_interval, __ATOMIC_RELAXED);
+	if (total < next)
+		return;
+	uint64_t step = (uint64_t)1 << o->lg_prof_interval;
+	uint64_t nn = next + step;
+	while (nn <= total)
+		nn += step;
+	if (__atomic_compare_exchange_n(&next_interval, &next, nn, 0, __ATOMIC_ACQ_REL,
+	                                __ATOMIC_RELAXED))
+		collector_request_dump(TRIG_INTERVAL);
+}
+
+void trigger_gdump(void)
+{
+	collector_request_dump(TRIG_GDUMP);
+}
+
+void trigger_fork_child(void)
+{
+	/* the parent's thread does not exist here, and its pipe must not be shared */
+	if (pipefd[0] >= 0)
+		close(pipefd[0]);
+	if (pipefd[1] >= 0)
+		close(pipefd[1]);
+	open_pipe();
+	__atomic_store_n(&bg_state, 0, __ATOMIC_RELEASE);
+}

@@ -1,0 +1,52 @@
+/*
+ * unbias.c - sampling weights and the heap_v2 pre-compensation of unbias.h. Only libm's
+ * exp/expm1 and plain arithmetic: usable inside the host. Not a sampler and not a writer.
+ */
+#include "unbias.h"
+
+#include <math.h>
+
+double unbias_weight(uint64_t nbytes, uint64_t period)
+{
+	if (period <= 1)
+		return 1.0;
+	double s = nbytes ? (double)nbytes : 1.0;
+	/* -expm1(-x) = 1 - exp(-x), precise for the small x of small objects. */
+	double p = -expm1(-s / (double)period);
+	if (!(p > 0))
+		return (double)period; /* underflow cannot happen for s >= 1, but stay finite */
+	return 1.0 / p;
+}
+
+void unbias_precompensate(double objs, double nbytes, uint64_t period,
+                          uint64_t *pobjs, uint64_t *pbytes)
+{
+	*pobjs = 0;
+	*pbytes = 0;
+	if (!(objs > 0) || !(nbytes > 0))
+		return;
+	if (period <= 1) {
+		*pobjs = (uint64_t)llround(objs);
+		*pbytes = (uint64_t)llround(nbytes);
+		return;
+	}
+	double x = nbytes / objs;
+	double y = nbytes * -expm1(-x / (double)period);
+	*pbytes = (uint64_t)llround(y);
+	*pobjs = (uint64_t)llround(y / x);
+	/* jeprof leaves a pair with 0 objects unscaled: never print one half of a pair */
+	if (*pbytes == 0 || *pobjs == 0)
+		*pbytes = *pobjs = 0;
+}
+
+void unbias_jeprof(double objs, double nbytes, uint64_t period, double *pobjs, double *pbytes)
+{
+	*pobjs = objs;
+	*pbytes = nbytes;
+	if (objs == 0 || period == 0)
+		return;
+	double avg = nbytes / objs;
+	double factor = 1.0 / (1.0 - exp(-avg / (double)period));
+	*pobjs = objs * factor;
+	*pbytes = nbytes * factor;
+}
