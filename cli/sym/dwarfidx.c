@@ -13,6 +13,7 @@
 #include "demangle.h"
 
 #include <dwarf.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,6 +26,7 @@ struct fnode {
 	int inlined;
 	char *name;          /* resolved on first use; "" marks "no name" */
 	int name_owned;      /* name was malloc'd (demangled) */
+	int linkage;         /* name came from DW_AT_linkage_name */
 };
 
 /* A piece of code whose innermost function is node. Disjoint and sorted within a CU. */
@@ -51,6 +53,11 @@ struct cu {
 	Dwarf_Files *files;  /* for DW_AT_call_file; NULL until needed */
 	size_t nfiles;
 	int files_tried;
+	/* Absolute file names (relative ones joined to DW_AT_comp_dir, as binutils prints
+	   them), per index of the file table `named`, filled on first use. */
+	Dwarf_Files *named;
+	char **names;
+	size_t nnames;
 };
 
 struct curange {
@@ -146,6 +153,9 @@ void dwarfidx_free(struct dwarfidx *x)
 				free(c->nodes[k].name);
 		free(c->nodes);
 		free(c->segs);
+		for (size_t k = 0; k < c->nnames; k++)
+			free(c->names[k]);
+		free(c->names);
 	}
 	free(x->cus);
 	free(x->ranges);
@@ -419,6 +429,7 @@ static const char *node_name(struct dwarfidx *x, struct fnode *n)
 		if (!link)
 			link = attr_string(&die, DW_AT_MIPS_linkage_name);
 		if (link) {
+			n->linkage = 1;
 			char *d = x->demangle ? demangle_name(link) : NULL;
 			if (d) {
 				n->name = d;
@@ -434,6 +445,35 @@ static const char *node_name(struct dwarfidx *x, struct fnode *n)
 	return nm;
 }
 
+/* The name of entry idx of file table files (of CU c), absolute when the CU says where it
+   was compiled. The string lives until dwarfidx_free. */
+static const char *file_name(struct cu *c, Dwarf_Files *files, size_t idx)
+{
+	const char *name = dwarf_filesrc(files, idx, NULL, NULL);
+	if (!name || name[0] == '/')
+		return name;
+	if (files != c->named) {
+		size_t n = 0;
+		if (dwarf_getsrcfiles(&c->die, &files, &n) != 0)
+			return name;
+		for (size_t k = 0; k < c->nnames; k++)
+			free(c->names[k]);
+		free(c->names);
+		c->names = calloc(n ? n : 1, sizeof(*c->names));
+		c->nnames = c->names ? n : 0;
+		c->named = files;
+	}
+	if (idx >= c->nnames)
+		return name;
+	if (!c->names[idx]) {
+		Dwarf_Attribute a;
+		const char *dir = dwarf_formstring(dwarf_attr(&c->die, DW_AT_comp_dir, &a));
+		if (!dir || asprintf(&c->names[idx], "%s/%s", dir, name) < 0)
+			return name;
+	}
+	return c->names[idx];
+}
+
 static const char *cu_file(struct cu *c, uint32_t idx)
 {
 	if (!c->files_tried) {
@@ -443,7 +483,7 @@ static const char *cu_file(struct cu *c, uint32_t idx)
 	}
 	if (!c->files || idx >= c->nfiles)
 		return NULL;
-	return dwarf_filesrc(c->files, idx, NULL, NULL);
+	return file_name(c, c->files, idx);
 }
 
 int dwarfidx_lookup(struct dwarfidx *x, uint64_t vaddr, struct dwarfidx_frame *out, int max)
@@ -462,7 +502,9 @@ int dwarfidx_lookup(struct dwarfidx *x, uint64_t vaddr, struct dwarfidx_frame *o
 	int line = 0;
 	Dwarf_Line *ln = dwarf_getsrc_die(&c->die, vaddr);
 	if (ln) {
-		file = dwarf_linesrc(ln, NULL, NULL);
+		Dwarf_Files *lf;
+		size_t fidx;
+		file = dwarf_line_file(ln, &lf, &fidx) == 0 ? file_name(c, lf, fidx) : dwarf_linesrc(ln, NULL, NULL);
 		if (dwarf_lineno(ln, &line) != 0)
 			line = 0;
 	}
@@ -470,14 +512,15 @@ int dwarfidx_lookup(struct dwarfidx *x, uint64_t vaddr, struct dwarfidx_frame *o
 	if (!s) {
 		if (!file)
 			return 0;
-		out[0] = (struct dwarfidx_frame){NULL, file, line};
+		out[0] = (struct dwarfidx_frame){NULL, file, line, 0};
 		return 1;
 	}
 	int n = 0;
 	int32_t k = s->node;
 	while (k >= 0 && n < max) {
 		struct fnode *nd = &c->nodes[k];
-		out[n++] = (struct dwarfidx_frame){node_name(x, nd), file, line};
+		const char *nm = node_name(x, nd);
+		out[n++] = (struct dwarfidx_frame){nm, file, line, nd->linkage};
 		if (!nd->inlined)
 			break;
 		/* The caller's position is this inline's call site. */

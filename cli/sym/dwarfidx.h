@@ -23,6 +23,9 @@ struct dwarfidx_frame {
 	const char *func; /* NULL when no DWARF function covers the address */
 	const char *file; /* NULL when the line table does not cover it */
 	int line;         /* 0 when unknown */
+	int linkage;      /* 1 when func came from a linkage (mangled) name, 0 for a plain
+	                     DW_AT_name: the symbol table may then name the code better
+	                     (main.cold, f.part.0), as binutils and llvm-symbolizer do */
 };
 
 /* Creates an index over dw (not owned: the caller ends dw after dwarfidx_free). demangle: 1

@@ -54,12 +54,16 @@ static Elf_Scn *find_symtab(Elf *elf, GElf_Word type, GElf_Shdr *out)
 	return NULL;
 }
 
-/* Returns 1 when section index shndx of elf holds code. */
-static int section_is_exec(Elf *elf, size_t shndx)
+/* Returns 1 when section index shndx of elf holds code; *end = the section's end address. */
+static int section_is_exec(Elf *elf, size_t shndx, uint64_t *end)
 {
 	Elf_Scn *scn = elf_getscn(elf, shndx);
 	GElf_Shdr sh;
-	return scn && gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_EXECINSTR);
+	*end = 0;
+	if (!scn || !gelf_getshdr(scn, &sh))
+		return 0;
+	*end = sh.sh_addr + sh.sh_size;
+	return (sh.sh_flags & SHF_EXECINSTR) != 0;
 }
 
 size_t elfsyms_load(struct elfsyms *s, Elf *elf)
@@ -88,17 +92,21 @@ size_t elfsyms_load(struct elfsyms *s, Elf *elf)
 		int type = GELF_ST_TYPE(sym.st_info), bind = GELF_ST_BIND(sym.st_info);
 		if (sym.st_shndx == SHN_UNDEF || sym.st_shndx == SHN_ABS || sym.st_value == 0)
 			continue;
-		if (type != STT_FUNC && type != STT_GNU_IFUNC) {
-			/* Hand-written assembly often leaves functions untyped. */
-			if (type != STT_NOTYPE || sym.st_shndx >= SHN_LORESERVE ||
-			    !section_is_exec(elf, sym.st_shndx))
-				continue;
-		}
+		if (type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_NOTYPE)
+			continue;
+		uint64_t send = 0;
+		int exec = sym.st_shndx < SHN_LORESERVE && section_is_exec(elf, sym.st_shndx, &send);
+		/* Hand-written assembly often leaves functions untyped. */
+		if (type == STT_NOTYPE && !exec)
+			continue;
 		const char *name = elf_strptr(elf, sh.sh_link, sym.st_name);
 		if (!name || !name[0] || name[0] == '$' || (name[0] == '.' && name[1] == 'L'))
 			continue;
 		r[n].s.start = sym.st_value;
 		r[n].s.size = sym.st_size;
+		/* An unsized symbol (_init, assembly) is bounded by its section's end. */
+		r[n].s.end = sym.st_size ? sym.st_value + sym.st_size
+		                         : (send > sym.st_value ? send : sym.st_value + 1);
 		r[n].s.name = name;
 		r[n].rank = sym_rank(&r[n].s, bind, type);
 		n++;
@@ -113,8 +121,10 @@ size_t elfsyms_load(struct elfsyms *s, Elf *elf)
 	for (size_t i = 0; i < n; i++) {
 		if (k && s->v[k - 1].start == r[i].s.start) {
 			/* An alias: keep the best-ranked (first) name, the largest size. */
-			if (r[i].s.size > s->v[k - 1].size)
+			if (r[i].s.size > s->v[k - 1].size) {
 				s->v[k - 1].size = r[i].s.size;
+				s->v[k - 1].end = r[i].s.end;
+			}
 			continue;
 		}
 		s->v[k++] = r[i].s;
@@ -143,7 +153,7 @@ const struct elfsym *elfsyms_lookup(const struct elfsyms *s, uint64_t vaddr)
 	if (lo == 0)
 		return NULL;
 	const struct elfsym *e = &s->v[lo - 1];
-	if (e->size && vaddr - e->start >= e->size)
+	if (vaddr >= e->end)
 		return NULL;
 	return e;
 }

@@ -16,6 +16,7 @@
 struct elfsym {
 	uint64_t start;   /* st_value: a link-time virtual address */
 	uint64_t size;    /* 0 when the symbol table did not say */
+	uint64_t end;     /* start + size, or for an unsized symbol the end of its section */
 	const char *name; /* points into the Elf's string table: valid while the Elf is open */
 };
 
@@ -33,7 +34,7 @@ size_t elfsyms_load(struct elfsyms *s, Elf *elf);
 void elfsyms_release(struct elfsyms *s);
 
 /* Returns the symbol containing vaddr, or NULL: the last symbol starting at or below vaddr,
-   when vaddr lies within its size (an unsized symbol extends to the next one). */
+   when vaddr lies below its end. */
 const struct elfsym *elfsyms_lookup(const struct elfsyms *s, uint64_t vaddr);
 
 #endif

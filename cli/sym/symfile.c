@@ -421,11 +421,14 @@ int symfile_resolve(struct symfile *f, uint64_t vaddr, struct dwarfidx_frame *ou
 	if (max <= 0)
 		return 0;
 	int n = f->dx ? dwarfidx_lookup(f->dx, vaddr, out, max) : 0;
-	if (n == 0 || !out[n - 1].func) {
+	/* The outermost frame takes the symbol table's name unless DWARF gave a linkage name:
+	   it names the code actually there (main.cold, f.part.0, _GLOBAL__sub_I_x), as
+	   addr2line, llvm-symbolizer and jeprof's nm show it. */
+	if (n == 0 || !out[n - 1].func || !out[n - 1].linkage) {
 		const struct elfsym *s = elfsyms_lookup(&f->syms, vaddr);
 		if (s) {
 			if (n == 0)
-				out[n++] = (struct dwarfidx_frame){NULL, NULL, 0};
+				out[n++] = (struct dwarfidx_frame){NULL, NULL, 0, 0};
 			out[n - 1].func = sym_name(f, s);
 		}
 	}
