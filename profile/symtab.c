@@ -145,11 +145,11 @@ void symtab_put(struct prof_symtab *t, uint64_t addr, const struct prof_frame *f
 			t->syms = arena_xrealloc(t->syms, t->cap * sizeof *t->syms);
 		}
 		sym = &t->syms[t->n++];
+		sym->addr = addr; /* before growing: the rehash reads it */
 		t->slots[j] = (uint32_t)t->n;
 		if (t->n * 2 > t->mask + 1)
 			symtab_grow(t);
 	}
-	sym->addr = addr;
 	sym->nframes = nframes;
 	sym->frames = nframes ? arena_alloc(&t->arena, nframes * sizeof *sym->frames) : NULL;
 	for (uint32_t i = 0; i < nframes; i++) {
