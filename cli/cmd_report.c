@@ -144,6 +144,8 @@ int cmd_report(int argc, char **argv)
 		qsort(refs, n, sizeof *refs, cmp_dump);
 		for (size_t i = 0; i < n; i++) {
 			dumps[i] = raw[refs[i].idx]; /* moves ownership; raw[] is not released */
+			if (!dumps[i].pid)
+				dumps[i].pid = refs[i].pid; /* from the file name */
 			paths[i] = refs[i].path;
 			time_ns[i] = refs[i].time_ns;
 		}

@@ -344,12 +344,13 @@ static struct rgb palette_colour(enum flame_palette p, const char *name)
 	return c;
 }
 
-/* Differential colour: red for growth, blue for shrinkage, the stronger the larger |delta| is
-   relative to the largest |delta| drawn; white-grey when unchanged. */
-static struct rgb diff_colour(double delta, double maxabs)
+/* Differential colour: red for growth, blue for shrinkage, saturated by the relative change
+   |value - base| / max(value, base) (1 for a frame that is new or gone); grey when unchanged. */
+static struct rgb diff_colour(double value, double base)
 {
 	struct rgb c;
-	double k = maxabs > 0 ? fabs(delta) / maxabs : 0;
+	double delta = value - base, m = fabs(value) > fabs(base) ? fabs(value) : fabs(base);
+	double k = m > 0 ? fabs(delta) / m : 0;
 	if (k > 1)
 		k = 1;
 	int fade = (int)lround(220 * (1 - k));
@@ -475,7 +476,6 @@ int flame_write_svg(const struct flame_graph *cg, const struct flame_options *o,
 	unsigned char *draw = xrealloc(NULL, n);
 	int maxdepth = 0;
 	size_t ndrawn = 0, npruned = 0;
-	double maxabs = 0;
 	for (size_t i = 0; i < n; i++) {
 		const struct fnode *f = &g->nodes[i];
 		int ok = total > 0 && f->v > 0 && (i == 0 || draw[f->parent]) && f->v * scale >= minpx;
@@ -486,8 +486,6 @@ int flame_write_svg(const struct flame_graph *cg, const struct flame_options *o,
 			ndrawn++;
 			if ((int)f->depth > maxdepth)
 				maxdepth = (int)f->depth;
-			if (fabs(f->v - f->vb) > maxabs)
-				maxabs = fabs(f->v - f->vb);
 		} else {
 			npruned++;
 		}
@@ -549,7 +547,7 @@ int flame_write_svg(const struct flame_graph *cg, const struct flame_options *o,
 		if (i == 0 && !o->differential)
 			c = (struct rgb){200, 200, 200};
 		else if (o->differential)
-			c = diff_colour(f->v - f->vb, maxabs);
+			c = diff_colour(f->v, f->vb);
 		else
 			c = palette_colour(o->palette, g->names[f->name]);
 		fputs(f->inl ? "<g class=\"inl\"><title>" : "<g><title>", out);

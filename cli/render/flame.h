@@ -60,7 +60,8 @@ struct flame_options {
 	double minwidth;        /* frames narrower are not drawn: px, or percent of the total */
 	int minwidth_pct;       /* 1: minwidth is a percentage */
 	int inverted;           /* icicle: root at top */
-	int differential;       /* colour by value - base: red grew, blue shrank */
+	int differential;       /* colour by value - base: red grew, blue shrank, saturation by
+	                           |value - base| / max(value, base) */
 	int fragment;           /* 1: no XML prolog and no <script> (for inlining into HTML that
 	                           includes flame_script() once); 0: a standalone .svg document */
 	const char *id;         /* the <svg> element's id and the prefix of the ids inside it (unique

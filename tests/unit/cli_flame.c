@@ -229,8 +229,10 @@ static void test_differential(void)
 	struct frame sa = find_frame(svg, "same", 0);
 	CHECK(gr.found && sh.found && sa.found, "diff frames missing");
 	CHECK(!find_frame(svg, "gone", 0).found, "base-only frame drawn");
-	CHECK(gr.r == 255 && gr.g == 0 && gr.b == 0, "grows colour %d,%d,%d", gr.r, gr.g, gr.b);
-	CHECK(sh.b == 255 && sh.r == 110 && sh.g == 110, "shrinks colour %d,%d,%d", sh.r, sh.g, sh.b);
+	/* saturation by |delta| / max(value, base): grows 4000/5000 -> 220 * 0.2 = 44,
+	   shrinks 2000/3000 -> 220 / 3 = 73 */
+	CHECK(gr.r == 255 && gr.g == 44 && gr.b == 44, "grows colour %d,%d,%d", gr.r, gr.g, gr.b);
+	CHECK(sh.b == 255 && sh.r == 73 && sh.g == 73, "shrinks colour %d,%d,%d", sh.r, sh.g, sh.b);
 	CHECK(sa.r == sa.g && sa.g == sa.b, "same colour %d,%d,%d", sa.r, sa.g, sa.b);
 	CHECK(strstr(gr.tip, "base 1,000 bytes") && strstr(gr.tip, "delta +4,000 bytes (+400.00%)"),
 	      "diff tip '%s'", gr.tip);
