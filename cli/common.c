@@ -336,17 +336,14 @@ int common_parse(struct common_args *a, int argc, char **argv, const struct comm
 					goto out;
 				}
 				a->binary = pos[k];
-				pos[k] = NULL;
 			} else if (push_str(&a->profiles, &a->nprofiles, pos[k])) {
 				goto oom;
 			}
 		}
 		if (a->binary) {
-			/* Keep the binary's storage alive: it was taken out of pos. */
-			char *b = (char *)a->binary;
-			if (push_str(&a->rest, &a->nrest, b))
+			/* pos is freed below: keep a copy of the binary's name in rest. */
+			if (push_str(&a->rest, &a->nrest, a->binary))
 				goto oom;
-			free(b);
 			a->binary = a->rest[a->nrest - 1];
 		}
 	}
@@ -354,6 +351,8 @@ int common_parse(struct common_args *a, int argc, char **argv, const struct comm
 oom:
 	rc = common_usage_error(a, "out of memory");
 out:
+	if (rc >= 0 && a->binary && (a->nrest == 0 || a->binary != a->rest[a->nrest - 1]))
+		a->binary = NULL; /* it pointed into pos */
 	for (size_t k = 0; k < npos; k++)
 		free(pos[k]);
 	free(pos);

@@ -80,7 +80,7 @@ int dot_write(FILE *f, const struct common_args *a, const struct stacks *s, cons
 	double nodelimit = trunc(a->nodefraction * local_total);
 	double edgelimit = trunc(a->edgefraction * local_total);
 	long nodecount = a->nodecount < 0 ? 80 : a->nodecount;
-	char u1[64], u2[64], u3[64], p1[32];
+	char u1[64], u2[64], u3[64], u4[64], p1[32];
 	const char *unit = common_unit(a);
 
 	uint32_t *list = malloc((s->nnames + 1) * sizeof(*list));
@@ -124,7 +124,7 @@ int dot_write(FILE *f, const struct common_args *a, const struct stacks *s, cons
 	        unit, common_fmt_value(a, s->total, u1, sizeof(u1)),
 	        common_fmt_value(a, local_total, u2, sizeof(u2)),
 	        common_fmt_value(a, nodelimit, u3, sizeof(u3)), unit,
-	        common_fmt_value(a, edgelimit, u1, sizeof(u1)), unit);
+	        common_fmt_value(a, edgelimit, u4, sizeof(u4)), unit);
 
 	for (long i = 0; i <= last; i++) {
 		const struct stacks_name *nm = &s->names[list[i]];
