@@ -101,7 +101,9 @@ $(O)/heaptap-asan: $(call san_obj,$(TOOL_SRC) $(CLI_MAIN))
 	$(CC) $(SAN) -o $@ $^ $(CLI_LIBS)
 
 # ---- tests ----
-$(O)/tests/lib_%: tests/unit/lib_%.c $(call san_obj,$(CORE_SRC))
+# Static pattern rules: a plain pattern rule would lose to the CLI-side one below whenever the
+# collector's sanitizer objects are not built yet (make prefers rules whose prerequisites exist).
+$(patsubst tests/unit/%.c,$(O)/tests/%,$(UNIT_LIB_SRC)): $(O)/tests/lib_%: tests/unit/lib_%.c $(call san_obj,$(CORE_SRC))
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(SAN) -pthread -o $@ $< $(call san_obj,$(CORE_SRC)) $(LIB_LIBS)
 $(O)/tests/%: tests/unit/%.c $(call san_obj,$(TOOL_SRC))
@@ -122,7 +124,7 @@ progs: $(PROG_BINS) $(EXAMPLE_BINS)
 
 # ---- fuzzing: replay drivers (gcc + sanitizers, run by make check) and libFuzzer builds ----
 # fuzz/fuzz_lib_*.c fuzz the collector's parsers (options, HTTP) and link its modules; the others link the CLI side.
-$(O)/fuzz/replay_lib_%: fuzz/fuzz_lib_%.c fuzz/replay_main.c $(call san_obj,$(CORE_SRC))
+$(patsubst fuzz/fuzz_lib_%.c,$(O)/fuzz/replay_lib_%,$(wildcard fuzz/fuzz_lib_*.c)): $(O)/fuzz/replay_lib_%: fuzz/fuzz_lib_%.c fuzz/replay_main.c $(call san_obj,$(CORE_SRC))
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(SAN) -pthread -o $@ $< fuzz/replay_main.c $(call san_obj,$(CORE_SRC)) $(LIB_LIBS)
 $(O)/fuzz/libfuzzer_lib_%: fuzz/fuzz_lib_%.c $(CORE_SRC)

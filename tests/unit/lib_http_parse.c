@@ -1,0 +1,217 @@
+/*
+ * lib_http_parse.c - unit test of lib/http_parse.c: request heads good and malformed, the
+ * path and query checks, percent-decoding, listen addresses, stout durations and symbol
+ * address lists. No sockets; every case states the exact expected result.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../../lib/http_parse.h"
+
+static int failures;
+
+#define CHECK(cond)                                                                  \
+	do {                                                                         \
+		if (!(cond)) {                                                       \
+			printf("%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
+			failures++;                                                  \
+		}                                                                    \
+	} while (0)
+
+static long head(const char *s, struct http_request *r)
+{
+	return http_parse_head(s, strlen(s), r);
+}
+
+static int span_is(const char *p, size_t n, const char *want)
+{
+	return n == strlen(want) && memcmp(p, want, n) == 0;
+}
+
+static void test_heads(void)
+{
+	struct http_request r;
+	const char *get = "GET /pprof/heap?seconds=5&x=%2F HTTP/1.1\r\nHost: a\r\nUser-Agent: curl\r\n\r\n";
+	CHECK(head(get, &r) == (long)strlen(get));
+	CHECK(r.method == HTTP_GET && r.minor == 1);
+	CHECK(span_is(r.target, r.target_len, "/pprof/heap"));
+	CHECK(span_is(r.query, r.query_len, "seconds=5&x=%2F"));
+	CHECK(!r.has_length && r.content_length == 0);
+
+	/* body bytes after the head are not part of head_len */
+	const char *post = "POST /pprof/symbol HTTP/1.0\nContent-Length: 10\nExpect: 100-continue\n\n0x1+0x2+0x";
+	CHECK(head(post, &r) == (long)(strlen(post) - 10));
+	CHECK(r.method == HTTP_POST && r.minor == 0 && r.has_length && r.content_length == 10);
+	CHECK(r.expect_continue == 1);
+
+	CHECK(head("HEAD / HTTP/1.1\r\nAuthorization: Bearer s3cret \r\n\r\n", &r) > 0);
+	CHECK(r.method == HTTP_HEAD && span_is(r.auth, r.auth_len, "Bearer s3cret"));
+
+	CHECK(head("DELETE /x HTTP/1.1\r\n\r\n", &r) > 0 && r.method == HTTP_OTHER);
+	CHECK(head("GET http://h:1/debug/pprof/heap?debug=1 HTTP/1.1\r\n\r\n", &r) > 0);
+	CHECK(span_is(r.target, r.target_len, "/debug/pprof/heap") && span_is(r.query, r.query_len, "debug=1"));
+	CHECK(head("GET /a#frag HTTP/1.1\r\n\r\n", &r) > 0 && span_is(r.target, r.target_len, "/a"));
+	CHECK(head("\r\nGET / HTTP/1.1\r\n\r\n", &r) > 0);
+	CHECK(head("GET / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n", &r) > 0 && r.chunked);
+
+	/* incomplete */
+	CHECK(head("GET / HTTP/1.1\r\nHost: a\r\n", &r) == 0);
+	CHECK(head("GET / HT", &r) == 0);
+	CHECK(head("", &r) == 0);
+
+	/* malformed */
+	CHECK(head("GET /\r\n\r\n", &r) == -400);                     /* HTTP/0.9 */
+	CHECK(head("GET  / HTTP/1.1\r\n\r\n", &r) == -400);            /* empty target */
+	CHECK(head("GET / HTTP/1.1 \r\n\r\n", &r) == -400);
+	CHECK(head("GET x HTTP/1.1\r\n\r\n", &r) == -400);             /* not origin form */
+	CHECK(head("G(T / HTTP/1.1\r\n\r\n", &r) == -400);
+	CHECK(head("GET / HTTP/2.0\r\n\r\n", &r) == -505);
+	CHECK(head("GET / HTTP/1.2\r\n\r\n", &r) == -505);
+	CHECK(head("GET / FTP/1.1\r\n\r\n", &r) == -400);
+	CHECK(head("GET / HTTP/1.1\r\nNo-Colon\r\n\r\n", &r) == -400);
+	CHECK(head("GET / HTTP/1.1\r\nBad Name: x\r\n\r\n", &r) == -400);
+	CHECK(head("GET / HTTP/1.1\r\nA: b\r\n folded\r\n\r\n", &r) == -400);
+	CHECK(head("GET / HTTP/1.1\r\nContent-Length: 1x\r\n\r\n", &r) == -400);
+	CHECK(head("GET / HTTP/1.1\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n", &r) == -400);
+	CHECK(head("GET / HTTP/1.1\r\nContent-Length: 99999999999999999999999\r\n\r\n", &r) == -413);
+	CHECK(head("GET / HTTP/1.1\r\nA: b\rc\r\n\r\n", &r) == -400);
+	const char nul[] = "GET /\0 HTTP/1.1\r\n\r\n";
+	CHECK(http_parse_head(nul, sizeof nul - 1, &r) == -400);
+}
+
+static void test_paths(void)
+{
+	char out[256];
+	CHECK(http_clean_path(out, sizeof out, "/pprof/heap", 11) == 11 && strcmp(out, "/pprof/heap") == 0);
+	CHECK(http_clean_path(out, sizeof out, "/debug/pprof/", 13) == 13);
+	CHECK(http_clean_path(out, sizeof out, "/a%20b", 6) == 4 && strcmp(out, "/a b") == 0);
+	CHECK(http_clean_path(out, sizeof out, "/../etc/passwd", 14) == -1);
+	CHECK(http_clean_path(out, sizeof out, "/a/..", 5) == -1);
+	CHECK(http_clean_path(out, sizeof out, "/a/./b", 6) == -1);
+	CHECK(http_clean_path(out, sizeof out, "/%2e%2e/etc", 11) == -1);
+	CHECK(http_clean_path(out, sizeof out, "/%2E%2E%2fetc", 13) == -1);
+	CHECK(http_clean_path(out, sizeof out, "/a%5c..", 7) == -1);
+	CHECK(http_clean_path(out, sizeof out, "/a%00", 5) == -1);
+	CHECK(http_clean_path(out, sizeof out, "/a%zz", 5) == -1);
+	CHECK(http_clean_path(out, sizeof out, "/a%2", 4) == -1);
+	CHECK(http_clean_path(out, sizeof out, "/..a/b..", 8) == 8); /* not a ".." segment */
+	CHECK(http_clean_path(out, 4, "/abcdef", 7) == -1);          /* does not fit */
+
+	long n = http_url_decode(out, sizeof out, "a+b%2Bc", 7, 1);
+	CHECK(n == 5 && strcmp(out, "a b+c") == 0);
+	n = http_url_decode(out, sizeof out, "a+b", 3, 0);
+	CHECK(n == 3 && strcmp(out, "a+b") == 0);
+}
+
+static void test_query(void)
+{
+	char v[64];
+	const char *q = "debug=1&gc=&seconds&id=17;lg=%31%39&token=a%20b";
+	size_t n = strlen(q);
+	CHECK(http_query_get(q, n, "debug", v, sizeof v) == 1 && strcmp(v, "1") == 0);
+	CHECK(http_query_get(q, n, "gc", v, sizeof v) == 0 && v[0] == 0);
+	CHECK(http_query_get(q, n, "seconds", v, sizeof v) == 0);
+	CHECK(http_query_get(q, n, "id", v, sizeof v) == 2 && strcmp(v, "17") == 0);
+	CHECK(http_query_get(q, n, "lg", v, sizeof v) == 2 && strcmp(v, "19") == 0);
+	CHECK(http_query_get(q, n, "token", v, sizeof v) == 3 && strcmp(v, "a b") == 0);
+	CHECK(http_query_get(q, n, "missing", v, sizeof v) == -1);
+	CHECK(http_query_get(q, n, "debu", v, sizeof v) == -1);
+	CHECK(http_query_get("x=%zz", 5, "x", v, sizeof v) == -2);
+	CHECK(http_query_get("x=0123456789", 12, "x", v, 4) == -2);
+
+	CHECK(http_query_safe(q, n) == 0);
+	CHECK(http_query_safe("file=/etc/passwd", 16) == -1);
+	CHECK(http_query_safe("file=%2Fetc%2Fpasswd", 20) == -1);
+	CHECK(http_query_safe("f=a/../b", 8) == -1);
+	CHECK(http_query_safe("f=..", 4) == -1);
+	CHECK(http_query_safe("f=%2e%2e%2fx", 12) == -1);
+	CHECK(http_query_safe("0x4005e0+0x400600", 17) == 0);
+	CHECK(http_query_safe("f=a..b", 6) == 0);
+}
+
+static void test_addr(void)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int lo = -1;
+	struct sockaddr_in *in = (struct sockaddr_in *)&ss;
+	CHECK(http_parse_addr("6060", &ss, &len, &lo) == 0 && lo == 1 && ntohs(in->sin_port) == 6060 &&
+	      in->sin_addr.s_addr == htonl(0x7f000001) && len == sizeof *in);
+	CHECK(http_parse_addr(":6061", &ss, &len, &lo) == 0 && lo == 1 && ntohs(in->sin_port) == 6061);
+	CHECK(http_parse_addr("127.0.0.1:6062", &ss, &len, &lo) == 0 && lo == 1);
+	CHECK(http_parse_addr("localhost:1", &ss, &len, &lo) == 0 && lo == 1);
+	CHECK(http_parse_addr("0.0.0.0:6060", &ss, &len, &lo) == 0 && lo == 0 && in->sin_addr.s_addr == 0);
+	CHECK(http_parse_addr("10.1.2.3:80", &ss, &len, &lo) == 0 && lo == 0);
+	CHECK(http_parse_addr("[::1]:6060", &ss, &len, &lo) == 0 && lo == 1 && ss.ss_family == AF_INET6);
+	CHECK(http_parse_addr("[::]:6060", &ss, &len, &lo) == 0 && lo == 0);
+	CHECK(http_parse_addr("0", &ss, &len, &lo) == 0 && ntohs(in->sin_port) == 0);
+	CHECK(http_parse_addr("", &ss, &len, &lo) == -EINVAL);
+	CHECK(http_parse_addr("65536", &ss, &len, &lo) == -EINVAL);
+	CHECK(http_parse_addr("host.example:80", &ss, &len, &lo) == -EINVAL);
+	CHECK(http_parse_addr("1.2.3.4:", &ss, &len, &lo) == -EINVAL);
+	CHECK(http_parse_addr("1:2:3", &ss, &len, &lo) == -EINVAL);
+	CHECK(http_parse_addr("[::1]6060", &ss, &len, &lo) == -EINVAL);
+	CHECK(http_parse_addr("60x0", &ss, &len, &lo) == -EINVAL);
+}
+
+static void test_duration(void)
+{
+	double s = -1;
+	CHECK(http_parse_duration("5mins", 5, &s) == 0 && s == 300);
+	CHECK(http_parse_duration("30secs", 6, &s) == 0 && s == 30);
+	CHECK(http_parse_duration("1.5hrs", 6, &s) == 0 && s == 5400);
+	CHECK(http_parse_duration("1days", 5, &s) == 0 && s == 86400);
+	CHECK(http_parse_duration("2weeks", 6, &s) == 0 && s == 1209600);
+	CHECK(http_parse_duration("250ms", 5, &s) == 0 && s > 0.2499 && s < 0.2501);
+	CHECK(http_parse_duration("600", 3, &s) == -1);    /* bare numbers are invalid in stout */
+	CHECK(http_parse_duration("5min", 4, &s) == -1);
+	CHECK(http_parse_duration("mins", 4, &s) == -1);
+	CHECK(http_parse_duration("-5secs", 6, &s) == -1);
+	CHECK(http_parse_duration("5 secs", 6, &s) == -1);
+	CHECK(http_parse_duration("", 0, &s) == -1);
+}
+
+static void test_symbols(void)
+{
+	const char *body = "0x00005613587b7376+0X4005E0+deadbeef%2B0x1&junk+0x12345678901234567+0x+0x10";
+	size_t n = strlen(body), pos = 0;
+	struct http_symaddr a;
+	CHECK(http_symbol_next(body, n, &pos, &a) == 1 && a.addr == 0x5613587b7376ull &&
+	      span_is(a.hex, a.hex_len, "00005613587b7376"));
+	CHECK(http_symbol_next(body, n, &pos, &a) == 1 && a.addr == 0x4005e0 && span_is(a.hex, a.hex_len, "4005E0"));
+	CHECK(http_symbol_next(body, n, &pos, &a) == 1 && a.addr == 0xdeadbeef);
+	CHECK(http_symbol_next(body, n, &pos, &a) == 1 && a.addr == 1);
+	/* "junk" (not hex), 17 digits and a bare "0x" are skipped */
+	CHECK(http_symbol_next(body, n, &pos, &a) == 1 && a.addr == 0x10);
+	CHECK(http_symbol_next(body, n, &pos, &a) == 0);
+	pos = 0;
+	CHECK(http_symbol_next("", 0, &pos, &a) == 0);
+	pos = 0;
+	CHECK(http_symbol_next("+++\n", 4, &pos, &a) == 0);
+	pos = 0;
+	CHECK(http_symbol_next("0x1\r\n0x2\n", 9, &pos, &a) == 1 && a.addr == 1);
+	CHECK(http_symbol_next("0x1\r\n0x2\n", 9, &pos, &a) == 1 && a.addr == 2);
+	/* an unterminated escape at the end must not read past the buffer */
+	pos = 0;
+	CHECK(http_symbol_next("0x1%2", 5, &pos, &a) == 0);
+}
+
+int main(void)
+{
+	test_heads();
+	test_paths();
+	test_query();
+	test_addr();
+	test_duration();
+	test_symbols();
+	CHECK(strcmp(http_reason(431), "Request Header Fields Too Large") == 0);
+	if (failures) {
+		printf("%d checks failed\n", failures);
+		return 1;
+	}
+	printf("lib_http_parse: all checks passed\n");
+	return 0;
+}
