@@ -244,6 +244,18 @@ void http_routes_dispatch(struct http_exchange *x)
 
 /* ---- starting from HEAPTAP_CONF (options.h) ---- */
 
+/* Starts the server once the library is loaded, after the collector's own initialisation,
+   from a constructor rather than from inside the first malloc (which may run while the
+   loader holds its locks, where creating a thread is not safe). Runs with prof:false too. */
+__attribute__((constructor(65535))) static void http_autostart(void)
+{
+	const char *conf = getenv("HEAPTAP_CONF");
+	if (!conf || !strstr(conf, "http:"))
+		return; /* nothing to start; and unit tests linking lib/ stay untouched */
+	collector_init();
+	http_start_from_options();
+}
+
 int http_start_from_options(void)
 {
 	const struct options *o = options_get();

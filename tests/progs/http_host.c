@@ -3,7 +3,9 @@
  * from known functions (32 x 1 MiB live from hog_alloc, 1000 x 1 KiB live from small_alloc),
  * forks a child that idles, prints "ready <child pid>" and waits until the stop file named
  * by argv[1] appears (at most 100 s). With argv[2], it first calls heaptap_http_start(argv[2])
- * through dlsym and prints "api <rc>" for each of two calls. Not a benchmark.
+ * through dlsym and prints "api <rc>" for each of two calls. With HTTP_HOST_GO set, it waits
+ * for that file to appear before allocating (so a test can switch profiling on first).
+ * Not a benchmark.
  */
 #include <dlfcn.h>
 #include <stdio.h>
@@ -59,6 +61,13 @@ int main(int argc, char **argv)
 			printf("api %d\n", start(argv[2]));
 		}
 		fflush(stdout);
+	}
+	const char *go = getenv("HTTP_HOST_GO");
+	if (go) {
+		printf("waiting\n");
+		fflush(stdout);
+		if (wait_for(go, 100000) != 0)
+			return 1;
 	}
 	for (int i = 0; i < HOG_BLOCKS; i++)
 		hog[i] = hog_alloc(1 << 20);
