@@ -295,6 +295,8 @@ static void emit(struct segbuf *b, uint64_t lo, uint64_t hi, int32_t node)
 static void partition(struct walk *w)
 {
 	struct cu *c = w->c;
+	if (w->niv == 0)
+		return;
 	qsort(w->iv, w->niv, sizeof(*w->iv), cmp_ival);
 	struct ival *stack = malloc((w->niv ? w->niv : 1) * sizeof(*stack));
 	struct segbuf b = {0};
