@@ -16,12 +16,14 @@
 #include "../profile/heapv2_write.h"
 #include "cmd.h"
 #include "common.h"
+#include "render/pprof_export.h"
 
 static const char merge_help[] =
-	"usage: heaptap merge PROFILE... -o OUT\n"
-	"Sums the profiles (jemalloc/heaptap heap_v2, gperftools, pprof) into OUT, a heap_v2 text\n"
-	"profile that jeprof and every heaptap command read. Profiles sampled with different periods\n"
-	"are merged on their unsampled values and written with period 1.\n"
+	"usage: heaptap merge [options] [BINARY] PROFILE... -o OUT\n"
+	"Sums the profiles (jemalloc/heaptap heap_v2, gperftools, pprof) into OUT: a heap_v2 text\n"
+	"profile that jeprof and every heaptap command read, or, when OUT ends in .pb.gz or .pb, a\n"
+	"symbolized pprof profile for go tool pprof. Profiles sampled with different periods are\n"
+	"merged on their unsampled values and written with period 1.\n"
 	"  -o FILE, --output=FILE the file to write ('-' for stdout)\n";
 
 struct merge_src {
@@ -210,7 +212,17 @@ int cmd_merge(int argc, char **argv)
 		}
 		profile_release(&q);
 	}
-	if (rc == 0) {
+	size_t olen = strlen(a.output);
+	int pb_gz = olen > 6 && strcmp(a.output + olen - 6, ".pb.gz") == 0;
+	int pb = olen > 3 && strcmp(a.output + olen - 3, ".pb") == 0;
+	if (rc == 0 && (pb_gz || pb)) {
+		rc = common_symbolize(&a, &p);
+		int w = rc == 0 ? pprof_export(&p, a.output, pb_gz) : 0;
+		if (w) {
+			fprintf(stderr, "heaptap: %s: %s\n", a.output, strerror(-w));
+			rc = 1;
+		}
+	} else if (rc == 0) {
 		if (period == 0)
 			period = 1;
 		int fd = strcmp(a.output, "-") == 0 ? 1 : open(a.output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);

@@ -18,8 +18,6 @@
 #include "../profile/reader.h"
 #include "sym/symbolize.h"
 
-/* Weak until cli/sym/symbolize.c lands, so the CLI still links without it. */
-#pragma weak symbolize_profile
 
 enum {
 	O_INUSE_SPACE = 1, O_INUSE_OBJECTS, O_ALLOC_SPACE, O_ALLOC_OBJECTS, O_SAMPLE_INDEX,
@@ -404,16 +402,11 @@ int common_symbolize(const struct common_args *a, struct profile *p)
 {
 	if (a->no_symbolize)
 		return 0;
-	if (!symbolize_profile)
-		return 0; /* no symbolizer in this build: frames stay raw addresses */
-	struct sym_options so = {
-		.binary = a->binary,
-		.lib_prefix = (const char *const *)a->lib_prefix,
-		.sysroot = a->sysroot,
-		.demangle = 1,
-		.inlines = 1,
-		.quiet = 0,
-	};
+	struct sym_options so;
+	symbolize_options_init(&so);
+	so.binary = a->binary;
+	so.lib_prefix = (const char *const *)a->lib_prefix;
+	so.sysroot = a->sysroot;
 	common_progress("symbolizing");
 	return symbolize_profile(p, &so) == 0 ? 0 : 1;
 }

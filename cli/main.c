@@ -22,6 +22,7 @@ static const struct command commands[] = {
 	{"collapsed", cmd_collapsed, "folded stacks (root;...;leaf N) for flame graph tools"},
 	{"callgraph", cmd_callgraph, "call graph as dot, svg or pdf (jeprof --dot/--svg/--pdf)"},
 	{"merge", cmd_merge, "sum several profiles into one heap_v2 file (-o OUT)"},
+	{"run", cmd_run, "run a program under the collector and report its heap at exit"},
 	{"flame", cmd_flame, "interactive SVG flame graph (differential with --base)"},
 	{"report", cmd_report, "self-contained HTML report over a series of dumps: growth, leak suspects"},
 	{"pprof", cmd_pprof, "symbolized pprof protobuf for go tool pprof (-o OUT.pb.gz)"},

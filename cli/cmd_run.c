@@ -1,0 +1,413 @@
+/*
+ * cmd_run.c - `heaptap run [--conf K:V,...] [--out DIR] -- PROG ARGS`: runs a program with
+ * libheaptap.so preloaded, passes its exit status on, then reads the final dump it left and
+ * prints where the live memory was at exit (allocation sites with file:line, bytes, objects,
+ * %) and the files written (the dump, a collapsed-stacks file, a flame graph and a pprof file).
+ * It does not profile by itself: the collector does; analysis reuses the other commands.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "common.h"
+#include "stacks.h"
+
+enum { X_CONF = 1, X_OUT, X_TOP, X_QUIET };
+
+static const char run_help[] =
+	"usage: heaptap run [--conf KEY:VAL,...] [--out DIR] [--top N] -- PROG [ARGS...]\n"
+	"Runs PROG under the heaptap collector (libheaptap.so preloaded) and, when it exits, prints\n"
+	"the allocation sites that held the most live memory at exit (function file:line, bytes,\n"
+	"objects, %) and the files written to DIR: the final dump (jeprof reads it), folded stacks,\n"
+	"a flame graph (SVG) and a pprof profile (go tool pprof). Exits with PROG's status.\n"
+	"  --conf KEY:VAL,...     collector options (HEAPTAP_CONF syntax, e.g. lg_prof_sample:17)\n"
+	"  --out DIR              where the files go (default: ./heaptap-out)\n"
+	"  --top N                how many sites to print (default 10)\n"
+	"  -q, --quiet            print no report, only write the files\n"
+	"The collector is found as $HEAPTAP_LIB, next to the heaptap binary, or in ../lib/heaptap/.\n";
+
+struct run_opts {
+	const char *conf;
+	const char *out;
+	long top;
+	int quiet;
+};
+
+static int handle(void *ctx, int id, const char *v)
+{
+	struct run_opts *o = ctx;
+	char *end;
+	switch (id) {
+	case X_CONF: o->conf = v; break;
+	case X_OUT: o->out = v; break;
+	case X_QUIET: o->quiet = 1; break;
+	case X_TOP:
+		errno = 0;
+		o->top = strtol(v, &end, 10);
+		if (errno || end == v || *end || o->top < 0) {
+			fprintf(stderr, "heaptap: run: --top: expected a non-negative integer, got '%s'\n"
+			                "heaptap: try 'heaptap run --help'\n", v);
+			return 2;
+		}
+		break;
+	}
+	return 0;
+}
+
+/* Finds libheaptap.so; returns a malloc'd absolute path or NULL. */
+static char *find_lib(void)
+{
+	const char *env = getenv("HEAPTAP_LIB");
+	if (env && *env && access(env, R_OK) == 0)
+		return realpath(env, NULL);
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return NULL;
+	exe[n] = '\0';
+	char *slash = strrchr(exe, '/');
+	if (!slash)
+		return NULL;
+	*slash = '\0';
+	static const char *const rel[] = {"libheaptap.so", "../lib/heaptap/libheaptap.so",
+	                                  "../lib/libheaptap.so", NULL};
+	for (int i = 0; rel[i]; i++) {
+		char cand[PATH_MAX + 64];
+		snprintf(cand, sizeof(cand), "%s/%s", exe, rel[i]);
+		if (access(cand, R_OK) == 0)
+			return realpath(cand, NULL);
+	}
+	return NULL;
+}
+
+/* mkdir -p for one or more missing levels. */
+static int make_dirs(const char *dir)
+{
+	char buf[PATH_MAX];
+	snprintf(buf, sizeof(buf), "%s", dir);
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0755) != 0 && errno != EEXIST)
+			return -1;
+		*p = '/';
+	}
+	if (mkdir(buf, 0755) != 0 && errno != EEXIST)
+		return -1;
+	struct stat st;
+	if (stat(buf, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		errno = ENOTDIR;
+		return -1;
+	}
+	return 0;
+}
+
+/* Runs argv with the collector; returns the status to exit with, *pid the child's pid. */
+static int run_child(char **argv, const char *lib, const char *conf, pid_t *pid_out)
+{
+	const char *old = getenv("LD_PRELOAD");
+	char *preload;
+	if (asprintf(&preload, "%s%s%s", lib, old && *old ? ":" : "", old && *old ? old : "") < 0)
+		return -1;
+	fflush(stdout);
+	fflush(stderr);
+	struct sigaction ign = {.sa_handler = SIG_IGN}, oint, oquit;
+	sigaction(SIGINT, &ign, &oint);
+	sigaction(SIGQUIT, &ign, &oquit);
+	pid_t pid = fork();
+	if (pid < 0) {
+		free(preload);
+		return -1;
+	}
+	if (pid == 0) {
+		sigaction(SIGINT, &oint, NULL);
+		sigaction(SIGQUIT, &oquit, NULL);
+		setenv("LD_PRELOAD", preload, 1);
+		setenv("HEAPTAP_CONF", conf, 1);
+		execvp(argv[0], argv);
+		fprintf(stderr, "heaptap: run: %s: %s\n", argv[0], strerror(errno));
+		_exit(errno == ENOENT ? 127 : 126);
+	}
+	free(preload);
+	*pid_out = pid;
+	int st;
+	while (waitpid(pid, &st, 0) < 0) {
+		if (errno != EINTR) {
+			st = -1;
+			break;
+		}
+	}
+	sigaction(SIGINT, &oint, NULL);
+	sigaction(SIGQUIT, &oquit, NULL);
+	if (st == -1)
+		return -1;
+	if (WIFEXITED(st))
+		return WEXITSTATUS(st);
+	return 128 + WTERMSIG(st);
+}
+
+/* The final dump of pid under dir (heaptap.<pid>.<seq>.f.heap, the highest seq), or NULL. */
+static char *find_dump(const char *dir, pid_t pid)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return NULL;
+	char prefix[64];
+	int plen = snprintf(prefix, sizeof(prefix), "heaptap.%d.", (int)pid);
+	char *best = NULL;
+	long best_seq = -1;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		size_t n = strlen(e->d_name);
+		if (strncmp(e->d_name, prefix, (size_t)plen) != 0 || n < 7 || strcmp(e->d_name + n - 7, ".f.heap") != 0)
+			continue;
+		long seq = strtol(e->d_name + plen, NULL, 10);
+		if (seq > best_seq) {
+			free(best);
+			if (asprintf(&best, "%s/%s", dir, e->d_name) < 0)
+				best = NULL;
+			best_seq = seq;
+		}
+	}
+	closedir(d);
+	return best;
+}
+
+/* "1.5 MiB"; with whole != 0 a whole number drops its ".0" ("512 KiB"). */
+static void human_bytes(double v, char *buf, size_t cap, int whole)
+{
+	static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+	int u = 0;
+	while ((v >= 1024 || v <= -1024) && u < 4) {
+		v /= 1024;
+		u++;
+	}
+	if (u == 0 || (whole && v == (double)(long long)v))
+		snprintf(buf, cap, "%.0f %s", v, units[u]);
+	else
+		snprintf(buf, cap, "%.1f %s", v, units[u]);
+}
+
+struct site {
+	uint32_t name;
+	double bytes, objs;
+};
+
+static int cmp_sites(const void *x, const void *y)
+{
+	const struct site *a = x, *b = y;
+	if (a->bytes != b->bytes)
+		return a->bytes > b->bytes ? -1 : 1;
+	return a->name < b->name ? -1 : a->name > b->name;
+}
+
+/* Prints the live-at-exit report of the dump at path. Returns 0 or 1. */
+static int report(const struct common_args *a, const struct run_opts *o, const char *path,
+                  const char *prog)
+{
+	struct profile p;
+	profile_init(&p);
+	int rc = common_read(a, path, &p);
+	if (rc == 0)
+		rc = common_symbolize(a, &p);
+	if (rc) {
+		profile_release(&p);
+		return rc;
+	}
+	struct stacks_options so = {.value_index = PV_INUSE_BYTES, .gran = GRAN_LINES, .style = STACKS_SHORT, .trim = -1};
+	struct stacks s;
+	if (stacks_build(&s, &p, &so)) {
+		profile_release(&p);
+		return 1;
+	}
+	struct site *sites = calloc(s.nnames + 1, sizeof(*sites));
+	if (!sites) {
+		stacks_release(&s);
+		profile_release(&p);
+		return 1;
+	}
+	for (size_t i = 0; i < s.nnames; i++)
+		sites[i].name = (uint32_t)i;
+	double total_objs = 0;
+	for (size_t t = 0; t < s.ntraces; t++) {
+		const struct stacks_trace *tr = &s.traces[t];
+		uint32_t leaf = tr->frames[tr->nframes - 1];
+		sites[leaf].bytes += tr->v[PV_INUSE_BYTES];
+		sites[leaf].objs += tr->v[PV_INUSE_OBJS];
+		total_objs += tr->v[PV_INUSE_OBJS];
+	}
+	qsort(sites, s.nnames, sizeof(*sites), cmp_sites);
+	char b1[32], b2[32];
+	human_bytes(s.total, b1, sizeof(b1), 0);
+	printf("\nheaptap: live heap of %s at exit: %s in %.0f objects", prog, b1, total_objs);
+	if (p.period > 1) {
+		human_bytes((double)p.period, b2, sizeof(b2), 1);
+		printf(" (estimated from samples, one per %s allocated on average)", b2);
+	}
+	printf("\n");
+	if (s.total > 0) {
+		printf("\n%12s %6s %10s  %s\n", "live bytes", "%", "objects", "allocation site (function file:line)");
+		for (size_t i = 0; i < s.nnames && (long)i < o->top; i++) {
+			if (sites[i].bytes <= 0)
+				break;
+			human_bytes(sites[i].bytes, b1, sizeof(b1), 0);
+			printf("%12s %5.1f%% %10.0f  %s\n", b1, 100.0 * sites[i].bytes / s.total, sites[i].objs,
+			       s.names[sites[i].name].name);
+		}
+	}
+	free(sites);
+	stacks_release(&s);
+	profile_release(&p);
+	return 0;
+}
+
+/* Runs another command quietly (its stdout to /dev/null) with the given arguments. */
+static int run_cmd(int (*fn)(int, char **), char **argv)
+{
+	int argc = 0;
+	while (argv[argc])
+		argc++;
+	fflush(stdout);
+	int saved = dup(1), null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	if (saved < 0 || null < 0) {
+		if (saved >= 0)
+			close(saved);
+		if (null >= 0)
+			close(null);
+		return fn(argc, argv);
+	}
+	dup2(null, 1);
+	close(null);
+	int rc = fn(argc, argv);
+	fflush(stdout);
+	dup2(saved, 1);
+	close(saved);
+	return rc;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	struct run_opts o = {.out = "heaptap-out", .top = 10};
+	static const struct common_opt opts[] = {{"conf", 1, X_CONF}, {"out", 1, X_OUT}, {"top", 1, X_TOP},
+	                                         {"quiet", 0, X_QUIET}, {"q", 0, X_QUIET}, {NULL, 0, 0}};
+	struct common_extra ex = {.opts = opts, .handle = handle, .ctx = &o, .help = run_help, .raw_positionals = 1};
+	struct common_args a;
+	int rc = common_parse(&a, argc, argv, &ex);
+	if (rc >= 0) {
+		common_args_release(&a);
+		return rc;
+	}
+	if (a.nrest == 0) {
+		rc = common_usage_error(&a, "no program to run (heaptap run -- PROG ARGS)");
+		common_args_release(&a);
+		return rc;
+	}
+	char *lib = find_lib();
+	if (!lib) {
+		fprintf(stderr, "heaptap: run: cannot find libheaptap.so (set HEAPTAP_LIB, or build it with make)\n");
+		common_args_release(&a);
+		return 1;
+	}
+	char *dir = NULL;
+	if (make_dirs(o.out) != 0 || !(dir = realpath(o.out, NULL))) {
+		fprintf(stderr, "heaptap: %s: %s\n", o.out, strerror(errno));
+		free(lib);
+		common_args_release(&a);
+		return 1;
+	}
+	const char *envconf = getenv("HEAPTAP_CONF");
+	char *conf;
+	if (asprintf(&conf, "prof_prefix:%s/heaptap,prof_final:true%s%s%s%s", dir,
+	             envconf && *envconf ? "," : "", envconf && *envconf ? envconf : "",
+	             o.conf && *o.conf ? "," : "", o.conf && *o.conf ? o.conf : "") < 0) {
+		free(dir);
+		free(lib);
+		common_args_release(&a);
+		return 1;
+	}
+	pid_t pid = 0;
+	int status = run_child(a.rest, lib, conf, &pid);
+	if (status < 0) {
+		fprintf(stderr, "heaptap: run: %s: %s\n", a.rest[0], strerror(errno));
+		status = 1;
+		goto done;
+	}
+	if (status == 127 || status == 126) {
+		/* exec failed (the child said why) or the program said so itself */
+		if (!find_dump(dir, pid))
+			goto done;
+	}
+	char *dump = find_dump(dir, pid);
+	if (!dump) {
+		fprintf(stderr, "heaptap: run: %s left no final dump in %s (did it call _exit, or crash?)\n",
+		        a.rest[0], dir);
+		if (status == 0)
+			status = 1;
+		goto done;
+	}
+	if (!o.quiet && report(&a, &o, dump, a.rest[0]) != 0 && status == 0)
+		status = 1;
+
+	/* The other views of the same dump. */
+	char *base = strdup(dump);
+	if (base) {
+		base[strlen(base) - 5] = '\0'; /* drop ".heap" */
+		char *collapsed = NULL, *svg = NULL, *pb = NULL;
+		int ok1 = 0, ok2 = 0, ok3 = 0;
+		if (asprintf(&collapsed, "%s.collapsed", base) >= 0) {
+			int fd = open(collapsed, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+			if (fd >= 0) {
+				fflush(stdout);
+				int saved = dup(1);
+				dup2(fd, 1);
+				close(fd);
+				char *cargv[] = {"collapsed", dump, NULL};
+				ok1 = cmd_collapsed(2, cargv) == 0;
+				fflush(stdout);
+				dup2(saved, 1);
+				close(saved);
+			}
+		}
+		if (asprintf(&svg, "%s.svg", base) >= 0) {
+			char *fargv[] = {"flame", "-o", svg, dump, NULL};
+			ok2 = run_cmd(cmd_flame, fargv) == 0;
+		}
+		if (asprintf(&pb, "%s.pb.gz", base) >= 0 && access(pb, F_OK) != 0) {
+			char *pargv[] = {"pprof", "-o", pb, dump, NULL};
+			ok3 = run_cmd(cmd_pprof, pargv) == 0;
+		} else if (pb) {
+			ok3 = 1; /* the collector wrote one itself */
+		}
+		if (!o.quiet) {
+			printf("\nfiles:\n  dump (jeprof, heaptap top):  %s\n", dump);
+			if (ok1)
+				printf("  folded stacks:               %s\n", collapsed);
+			if (ok2)
+				printf("  flame graph:                 %s\n", svg);
+			if (ok3)
+				printf("  pprof (go tool pprof):       %s\n", pb);
+			fflush(stdout);
+		}
+		free(collapsed);
+		free(svg);
+		free(pb);
+		free(base);
+	}
+	free(dump);
+done:
+	free(conf);
+	free(dir);
+	free(lib);
+	common_args_release(&a);
+	return status;
+}
