@@ -1,0 +1,187 @@
+#!/bin/bash
+# http_hostile.sh - the collector's HTTP server against hostile clients, loopback only:
+# oversized heads (431) and bodies (413), chunked bodies (411), malformed request lines (400/505),
+# other methods (405), path traversal and file paths in queries (400), a slow client sending a
+# byte a second (dropped after the 10 s deadline), 200 connections at once (16 served, the rest
+# 503 or closed), then a token-protected server (401 without the token). The host must keep
+# serving, its RSS must stay within 64 MiB of where it started, and it must exit normally.
+set -u
+B=${HEAPTAP_BUILD:-$ROOT/build}
+PROG=$B/progs/http_host
+command -v python3 >/dev/null || { echo "skip: python3 not installed"; exit 77; }
+[ -x "$PROG" ] || { echo "missing $PROG (make progs)"; exit 1; }
+tmp=$(mktemp -d)
+pid=
+cleanup() {
+	touch "$tmp/stop"
+	[ -n "$pid" ] && { kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; }
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+start_host() { # conf
+	HEAPTAP_CONF="$1,prof_final:false" LD_PRELOAD=$HEAPTAP_LIB "$PROG" "$tmp/stop" >"$tmp/out" 2>"$tmp/err" &
+	pid=$!
+	for _ in $(seq 100); do
+		grep -q '^ready' "$tmp/out" 2>/dev/null && python3 -c "import socket; socket.create_connection(('127.0.0.1', $port)).close()" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	echo "host did not start"; cat "$tmp/err"; exit 1
+}
+stop_host() {
+	touch "$tmp/stop"
+	wait "$pid"
+	local rc=$?
+	pid=
+	rm -f "$tmp/stop"
+	return $rc
+}
+rss_kib() { awk '/^VmRSS:/{print $2}' /proc/"$pid"/status; }
+
+cat >"$tmp/hostile.py" <<'PY'
+import socket, sys, time, threading
+port = int(sys.argv[1])
+fails = []
+def conn():
+    return socket.create_connection(("127.0.0.1", port), timeout=15)
+def status_of(data):
+    try:
+        return int(data.split(b" ", 2)[1])
+    except Exception:
+        return "closed"
+def req(raw):
+    s = conn()
+    try:
+        s.sendall(raw)
+    except OSError:
+        pass
+    data = b""
+    try:
+        while True:
+            b = s.recv(65536)
+            if not b:
+                break
+            data += b
+    except OSError:
+        pass
+    s.close()
+    return data
+def expect(name, got, want):
+    ok = got in want if isinstance(want, (list, tuple, set)) else got == want
+    print(("ok   " if ok else "FAIL ") + "%s: got %s, want %s" % (name, got, want))
+    if not ok:
+        fails.append(name)
+
+slow_result = {}
+def slow_client():
+    # one byte a second: the server must drop it at its 10 s read deadline
+    s = conn()
+    t0 = time.time()
+    dropped = False
+    for ch in b"GET / HTTP/1.1\r\nX-Slow: " + b"a" * 60:
+        try:
+            s.send(bytes([ch]))
+            s.settimeout(1.0)
+            if s.recv(100) == b"":
+                dropped = True
+                break
+        except socket.timeout:
+            pass
+        except OSError:
+            dropped = True
+            break
+        if time.time() - t0 > 20:
+            break
+    slow_result["dropped"] = dropped
+    slow_result["after"] = time.time() - t0
+    s.close()
+slow = threading.Thread(target=slow_client)
+slow.start()
+
+expect("head over 8 KiB", status_of(req(b"GET / HTTP/1.1\r\nX: " + b"a" * 9000 + b"\r\n\r\n")), 431)
+expect("target over 8 KiB", status_of(req(b"GET /" + b"a" * 9000 + b" HTTP/1.1\r\n\r\n")), 431)
+expect("body over 4 MiB", status_of(req(b"POST /pprof/symbol HTTP/1.1\r\nContent-Length: 4194305\r\n\r\n" + b"0x1+" * 1000)), 413)
+expect("Content-Length past 64 bits", status_of(req(b"POST /pprof/symbol HTTP/1.1\r\nContent-Length: 99999999999999999999999\r\n\r\n")), 413)
+expect("chunked body", status_of(req(b"POST /pprof/symbol HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n0x1+0\r\n0\r\n\r\n")), 411)
+body = (b"0x1+" * (4 * 1024 * 1024 // 4))[:4 * 1024 * 1024]
+expect("body of exactly 4 MiB", status_of(req(b"POST /pprof/symbol HTTP/1.1\r\nContent-Length: %d\r\n\r\n" % len(body) + body)), 200)
+for raw in [b"GARBAGE\r\n\r\n", b"GET /\r\n\r\n", b"GET / HTTP/1.1\r\nNoColon\r\n\r\n",
+            b"\x00\x01\x02 / HTTP/1.1\r\n\r\n", b"GET / HTTP/1.1\r\nA: b\r\n folded\r\n\r\n", b"GET  HTTP/1.1\r\n\r\n"]:
+    expect("malformed %r" % raw[:24], status_of(req(raw)), 400)
+expect("HTTP/2.0", status_of(req(b"GET / HTTP/2.0\r\n\r\n")), 505)
+expect("DELETE", status_of(req(b"DELETE / HTTP/1.1\r\n\r\n")), 405)
+for path in [b"/../../etc/passwd", b"/%2e%2e/%2e%2e/etc/passwd", b"/pprof/%2E%2E/pprof/heap", b"/pprof/./heap",
+             b"/heaptap/dump?file=/etc/passwd", b"/heaptap/dump?f=%2Fetc%2Fshadow",
+             b"/memory-profiler/download/raw?id=../../etc/passwd", b"/a%5c..%5cb"]:
+    expect("traversal %s" % path.decode(), status_of(req(b"GET " + path + b" HTTP/1.1\r\n\r\n")), 400)
+expect("no file is served by name", b"root:" in req(b"GET /%2e%2e/%2e%2e/%2e%2e/etc/passwd HTTP/1.0\r\n\r\n"), False)
+
+# 200 connections at once (loopback): the first free slots are served, the rest get 503 or a close
+socks = []
+for i in range(200):
+    try:
+        socks.append(conn())
+    except OSError:
+        pass
+statuses = {}
+lock = threading.Lock()
+def one(sk):
+    try:
+        sk.sendall(b"GET /heaptap/stats HTTP/1.1\r\n\r\n")
+        d = b""
+        while True:
+            b = sk.recv(65536)
+            if not b:
+                break
+            d += b
+        st = status_of(d)
+    except OSError:
+        st = "closed"
+    with lock:
+        statuses[st] = statuses.get(st, 0) + 1
+    sk.close()
+ths = [threading.Thread(target=one, args=(sk,)) for sk in socks]
+t0 = time.time()
+for t in ths:
+    t.start()
+for t in ths:
+    t.join()
+print("200 connections: %s in %.1f s" % (statuses, time.time() - t0))
+expect("200 connections answered 200, 503 or closed", set(statuses) <= {200, 503, "closed"}, True)
+expect("200 connections: at least one served", statuses.get(200, 0) >= 1, True)
+expect("200 connections: all accounted for", sum(statuses.values()), len(socks))
+
+slow.join()
+print("slow client dropped after %.1f s" % slow_result["after"])
+expect("slow client dropped within 9..13 s", slow_result["dropped"] and 9 <= slow_result["after"] <= 13, True)
+expect("still serving", status_of(req(b"GET /pprof/symbol HTTP/1.1\r\n\r\n")), 200)
+sys.exit(1 if fails else 0)
+PY
+
+fails=0
+port=$(free_port)
+start_host "http:127.0.0.1:$port"
+rss0=$(rss_kib)
+python3 "$tmp/hostile.py" "$port" || fails=$((fails + 1))
+rss1=$(rss_kib)
+echo "host RSS: $rss0 KiB before, $rss1 KiB after"
+if [ $((rss1 - rss0)) -gt 65536 ]; then echo "FAIL: RSS grew by $((rss1 - rss0)) KiB"; fails=$((fails + 1)); fi
+stop_host || { echo "FAIL: host exited with $?"; cat "$tmp/err"; fails=$((fails + 1)); }
+
+# a token-protected server
+port=$(free_port)
+start_host "http:127.0.0.1:$port,http_token:s3cr3t"
+U=http://127.0.0.1:$port
+c1=$(curl -s -o /dev/null -w '%{http_code}' "$U/pprof/symbol")
+c2=$(curl -s -o /dev/null -w '%{http_code}' -H 'Authorization: Bearer wrong' "$U/pprof/symbol")
+c3=$(curl -s -o /dev/null -w '%{http_code}' -H 'Authorization: Bearer s3cr3t' "$U/pprof/symbol")
+c4=$(curl -s -o /dev/null -w '%{http_code}' "$U/pprof/symbol?token=s3cr3t")
+c5=$(curl -s -o /dev/null -w '%{http_code}' "$U/pprof/symbol?token=s3cr3")
+if [ "$c1 $c2 $c3 $c4 $c5" = "401 401 200 200 401" ]; then
+	echo "ok   token: none 401, wrong 401, bearer 200, query 200, prefix 401"
+else
+	echo "FAIL: token statuses $c1 $c2 $c3 $c4 $c5, want 401 401 200 200 401"; fails=$((fails + 1))
+fi
+stop_host || { echo "FAIL: host exited with $?"; fails=$((fails + 1)); }
+echo "$fails failures"
+[ $fails = 0 ]
