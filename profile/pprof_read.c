@@ -648,6 +648,8 @@ static int build_samples(struct reader *r, struct profile *p, const int *type_pv
 		for (size_t k = 0; k < r->ntypes; k++)
 			if (type_pv[k] >= 0)
 				v[type_pv[k]] += (double)c.vals[k];
+		if (v[PV_ALLOC_OBJS] != 0 || v[PV_ALLOC_BYTES] != 0)
+			p->has_alloc = 1;
 		if (c.naddrs == 0) {
 			/* pprof allows stackless samples; the model wants a frame, so give one a name. */
 			uint64_t synth = PPROF_READ_SYNTH_BASE + r->nlocs + 1;
@@ -670,7 +672,7 @@ static int build_samples(struct reader *r, struct profile *p, const int *type_pv
 
 static int map_types(struct reader *r, int *type_pv, struct profile *p)
 {
-	int any = 0, alloc = 0;
+	int any = 0;
 	for (size_t k = 0; k < r->ntypes; k++) {
 		const char *t = str_at(r, r->types[k].type, r->types[k].off, "sample type");
 		if (!t || !str_at(r, r->types[k].unit, r->types[k].off, "sample unit"))
@@ -690,7 +692,6 @@ static int map_types(struct reader *r, int *type_pv, struct profile *p)
 				pv = -1;
 		type_pv[k] = pv;
 		any |= pv >= 0;
-		alloc |= pv == PV_ALLOC_OBJS || pv == PV_ALLOC_BYTES;
 	}
 	if (!any) {
 		if (r->errcap == 0) {
@@ -708,7 +709,8 @@ static int map_types(struct reader *r, int *type_pv, struct profile *p)
 		r->failed = 1;
 		return -1;
 	}
-	p->has_alloc = alloc;
+	/* has_alloc is decided by the values (build_samples): a heaptap dump taken without
+	   prof_accum carries the alloc types with zeros */
 	return 0;
 }
 

@@ -22,6 +22,8 @@
  * Sample types map by name: inuse_objects, inuse_space, alloc_objects, alloc_space; the
  * 2-type legacy objects/space pair maps to inuse; other types are ignored, and a profile
  * with none of them is refused ("not a heap profile (sample types: cpu/nanoseconds, ...)").
+ * p->has_alloc is set when some sample has a nonzero alloc value (heaptap dumps taken
+ * without prof_accum carry the alloc types with zeros).
  * A location's address is used as the lookup address as is (pprof stores return address - 1);
  * a location without an address gets a unique synthetic one whose frames go into p->syms.
  * Lines are inline chains, callee first, as prof_symbol.frames. Comments written by
