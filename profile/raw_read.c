@@ -22,9 +22,17 @@ static int marker(const char *s, const char *word)
 	return strncmp(s, word, strlen(word)) == 0;
 }
 
-/* Splits "outer--inner" into frames innermost first and stores them for addr. */
+/* Splits "outer--inner" into frames innermost first and stores them for addr. A name that is
+   the address itself (what jeprof writes when the server did not resolve it) is stored as
+   "looked up, unknown" (no frames). */
 static void put_symbol(struct prof_symtab *t, uint64_t addr, char *names)
 {
+	uint64_t self;
+	if (textscan_hex_token(names, strlen(names), &self) == 0 && self == addr &&
+	    (names[0] == '0' && (names[1] == 'x' || names[1] == 'X'))) {
+		symtab_put(t, addr, NULL, 0, NULL);
+		return;
+	}
 	struct prof_frame frames[64];
 	const char *parts[64];
 	uint32_t n = 0;
