@@ -410,6 +410,15 @@ static const char *sym_name(struct symfile *f, const struct elfsym *s)
 	size_t i = (size_t)(s - f->syms.v);
 	if (!f->dem[i]) {
 		char *d = f->demangle ? demangle_name(s->name) : NULL;
+		/* Versioned names in a .symtab (memcpy@@GLIBC_2.14) show without the version. */
+		const char *name = d ? d : s->name;
+		const char *at = strchr(name, '@');
+		if (at && at != name) {
+			if (d)
+				d[at - d] = 0;
+			else
+				d = strndup(s->name, (size_t)(at - s->name));
+		}
 		f->dem[i] = d ? d : s->name;
 	}
 	return f->dem[i];
