@@ -42,7 +42,7 @@ json() { # python expression over j (the parsed body)
 }
 
 mkdir -p "$tmp/dumps"
-HEAPTAP_CLI=$HEAPTAP_PLAIN HEAPTAP_CONF="http:127.0.0.1:$port,prof_prefix:$tmp/dumps/hp,prof_final:false" \
+TMPDIR=$tmp HEAPTAP_CLI=$HEAPTAP_PLAIN HEAPTAP_CONF="http:127.0.0.1:$port,prof_prefix:$tmp/dumps/hp,prof_final:false" \
 	LD_PRELOAD=$HEAPTAP_LIB "$PROG" "$tmp/stop" >"$tmp/out" 2>"$tmp/err" &
 pid=$!
 for _ in $(seq 100); do

@@ -20,7 +20,7 @@ cleanup() {
 trap cleanup EXIT
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 start_host() { # conf
-	HEAPTAP_CONF="$1,prof_final:false" LD_PRELOAD=$HEAPTAP_LIB "$PROG" "$tmp/stop" >"$tmp/out" 2>"$tmp/err" &
+	TMPDIR=$tmp HEAPTAP_CONF="$1,prof_final:false" LD_PRELOAD=$HEAPTAP_LIB "$PROG" "$tmp/stop" >"$tmp/out" 2>"$tmp/err" &
 	pid=$!
 	for _ in $(seq 100); do
 		grep -q '^ready' "$tmp/out" 2>/dev/null && python3 -c "import socket; socket.create_connection(('127.0.0.1', $port)).close()" 2>/dev/null && return 0
