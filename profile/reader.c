@@ -36,11 +36,16 @@ static int is_marker(const char *s, const char *word)
 	return strncmp(s, word, strlen(word)) == 0;
 }
 
-/* Text formats start with a printable byte or a blank, like jeprof's [[:print:]] test. */
+/* gzip, a protobuf that starts with a sample_type field (0x0a = '\n', checked by the pprof
+   reader's sniffer), or any other first byte that text never starts with. */
 static int looks_binary(const uint8_t *d, size_t n)
 {
 	if (n >= 2 && d[0] == 0x1f && d[1] == 0x8b)
 		return 1;
+#ifdef READER_HAVE_PPROF
+	if (pprof_read_sniff(d, n))
+		return 1;
+#endif
 	return n > 0 && !(d[0] >= 0x20 && d[0] < 0x7f) && d[0] != '\n' && d[0] != '\r' && d[0] != '\t';
 }
 

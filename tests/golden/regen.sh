@@ -109,6 +109,8 @@ func main() {
 GO
 	printf 'module goldheap\n\ngo 1.19\n' >"$tmp/go/go.mod"
 	(cd "$tmp/go" && GOCACHE=$tmp/gocache GOPATH=$tmp/gopath go build -o goheap . && ./goheap) >"$golden/go_debug1.heap"
+	# the same profile as pprof protobuf, converted by Go's own pprof (for the format detection test)
+	go tool pprof -proto "$golden/go_debug1.heap" >"$golden/go_debug1.pb.gz" 2>/dev/null
 
 	# --- jeprof --raw: a symbolized file fetched from a loopback server that answers
 	# /pprof/symbol with made-up names (every 4th address unresolved, some inline chains) ---
