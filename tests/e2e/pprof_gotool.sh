@@ -147,6 +147,13 @@ awk -v got="$got" -v u="$U0 $U1 $U2 $U3" 'BEGIN {
 	for (i = 1; i <= 4; i++) if (g[i] - w[i] > tol[i] || w[i] - g[i] > tol[i]) { printf "value %d: %s vs %s\n", i, g[i], w[i]; exit 1 } }' ||
 	fail "legacy totals after go's scaling '$got', want about '$U0 $U1 $U2 $U3'"
 echo "legacy_write: go tool pprof totals $got"
+# jeprof reads the same legacy text with the same scaling (and leaves frame 0 as is)
+if command -v jeprof >/dev/null 2>&1; then
+	jt=$(jeprof --text --show_bytes "$T/prog" "$T/legacy.txt" 2>/dev/null | awk '/^Total:/ { print $2 }')
+	awk -v g="$jt" -v w="$U3" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(g != "" && d <= 3 * 1048577) }' ||
+		fail "jeprof total of the legacy text '$jt', want about $U3"
+	echo "legacy_write: jeprof total $jt"
+fi
 
 # heaptap reads pprof_write's output back: the same inuse_space total
 tot=$("$HEAPTAP" top --show_bytes "$T/w.pb.gz" 2>"$T/top.err" | awk '/^Total:/ { print $2 }')
