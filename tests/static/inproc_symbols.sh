@@ -1,0 +1,72 @@
+#!/bin/bash
+# inproc_symbols.sh - checks what build/libheaptap.so imports and exports.
+#
+# The collector runs inside someone else's process: it must not call the host's malloc family
+# or stdio/locale directly (it reaches the real allocator only through pointers found with
+# dlsym). So every undefined symbol must be on the allowlist below (system calls, string
+# functions, pthread, dl*, libunwind, zlib, libm); a forbidden one fails with its name, and
+# an unknown one fails too, so that a new import is looked at before it is allowed. Exports
+# must be exactly the malloc family, dlclose and heaptap_*.
+set -u
+lib="${HEAPTAP_LIB:-build/libheaptap.so}"
+[ -f "$lib" ] || { echo "no $lib (run make)"; exit 1; }
+command -v nm >/dev/null || { echo "nm not installed"; exit 77; }
+
+forbidden=' malloc calloc realloc free reallocarray posix_memalign aligned_alloc memalign valloc
+ pvalloc cfree malloc_usable_size strdup strndup asprintf vasprintf fopen fdopen fclose fflush
+ fprintf printf sprintf snprintf vfprintf vprintf vsprintf vsnprintf fputs puts fputc putc
+ fwrite fread fgets getline getdelim fscanf sscanf scanf setvbuf setlocale newlocale
+ localeconv strerror perror opendir readdir closedir qsort backtrace backtrace_symbols
+ backtrace_symbols_fd tmpfile open_memstream realpath canonicalize_file_name '
+
+allowed=' _ITM_deregisterTMCloneTable _ITM_registerTMCloneTable __cxa_atexit __cxa_finalize
+ __environ environ __errno_location __gmon_start__ __register_atfork __stack_chk_fail _exit
+ exit abort raise kill getpid gettid syscall sysconf time clock_gettime nanosleep sched_yield
+ open openat close read write pread pwrite lseek fstat stat access readlink rename unlink
+ ftruncate getcwd mkdtemp memfd_create pipe2 poll madvise mmap munmap mremap waitpid
+ getenv sigaction sigemptyset sigfillset sigaddset pthread_sigmask
+ memchr memcmp memcpy memmove memset strchr strcmp strcpy strlen strncmp strrchr strstr
+ strncpy strnlen
+ exp expm1 log log1p llround ceil floor
+ dl_iterate_phdr dladdr dladdr1 dlinfo dlsym dlerror
+ pthread_attr_destroy pthread_attr_getstack pthread_attr_init pthread_attr_setdetachstate
+ pthread_attr_setstacksize pthread_create pthread_getattr_np pthread_key_create
+ pthread_mutex_lock pthread_mutex_unlock pthread_mutex_trylock pthread_mutex_init
+ pthread_self pthread_setspecific pthread_getspecific pthread_once pthread_setname_np
+ unw_backtrace _ULx86_64_init_local _ULx86_64_step _ULx86_64_get_reg
+ deflate deflateEnd deflateInit2_ crc32
+ socket bind listen accept accept4 setsockopt getsockname recv send shutdown inet_ntop inet_pton
+ posix_spawn posix_spawn_file_actions_init posix_spawn_file_actions_addopen
+ posix_spawn_file_actions_adddup2 posix_spawn_file_actions_destroy '
+
+# one line, single spaces, so " name " matches whole names
+forbidden=" $(echo $forbidden) "
+allowed=" $(echo $allowed) "
+
+fail=0
+for s in $(nm -D --undefined-only --format=just-symbols "$lib" | sed 's/@.*//' | sort -u); do
+	if [[ "$forbidden" == *" $s "* ]]; then
+		echo "FORBIDDEN import: $s (the collector must not call it inside the host)"
+		fail=1
+	elif [[ "$allowed" != *" $s "* ]]; then
+		echo "UNREVIEWED import: $s (add it to the allowlist in $0 if it is safe in-process)"
+		fail=1
+	fi
+done
+
+want_exports=' aligned_alloc calloc cfree dlclose free malloc malloc_usable_size memalign
+ posix_memalign pvalloc realloc reallocarray valloc '
+want_exports=" $(echo $want_exports) "
+nexp=0
+for s in $(nm -D --defined-only --format=just-symbols "$lib" | sed 's/@.*//' | sort -u); do
+	nexp=$((nexp + 1))
+	case "$s" in
+	heaptap_*) ;;
+	*) if [[ "$want_exports" != *" $s "* ]]; then echo "unexpected export: $s"; fail=1; fi ;;
+	esac
+done
+for s in $want_exports heaptap_dump heaptap_set_active heaptap_active heaptap_reset heaptap_stats_json heaptap_version; do
+	nm -D --defined-only --format=just-symbols "$lib" | sed 's/@.*//' | grep -qx "$s" || { echo "missing export: $s"; fail=1; }
+done
+[ $fail -eq 0 ] && echo "ok: $(nm -D --undefined-only "$lib" | wc -l) imports reviewed, $nexp exports"
+exit $fail

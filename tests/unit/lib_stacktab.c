@@ -1,0 +1,137 @@
+/*
+ * lib_stacktab.c - unit test of the stack table (lib/stacktab.c): interning returns one id
+ * per distinct PC vector, the capacity and the PC pool are hard limits with a drop counter,
+ * clear forgets everything, and four threads interning overlapping stacks under one mutex
+ * (as the collector's table lock does) end with exactly the distinct set.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../../lib/stacktab.h"
+
+static int failures;
+
+#define CHECK(cond)                                                              \
+	do {                                                                     \
+		if (!(cond)) {                                                   \
+			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
+			failures++;                                              \
+		}                                                                \
+	} while (0)
+
+static struct stacktab shared;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static int64_t ids[4][2000];
+
+static void make_stack(uintptr_t *pcs, uint32_t *depth, int k)
+{
+	*depth = 1 + (uint32_t)(k % 7);
+	for (uint32_t i = 0; i < *depth; i++)
+		pcs[i] = 0x400000 + (uintptr_t)k * 64 + i;
+}
+
+static void *worker(void *arg)
+{
+	int t = (int)(intptr_t)arg;
+	for (int i = 0; i < 2000; i++) {
+		int k = (i * 7 + t * 500) % 3000; /* overlapping ranges */
+		uintptr_t pcs[8];
+		uint32_t d;
+		make_stack(pcs, &d, k);
+		pthread_mutex_lock(&lock);
+		int64_t id = stacktab_intern(&shared, pcs, d);
+		if (id >= 0) {
+			struct stack_entry *e = stacktab_get(&shared, (uint32_t)id);
+			e->live_samples++;
+		}
+		pthread_mutex_unlock(&lock);
+		ids[t][i] = id;
+	}
+	return NULL;
+}
+
+int main(void)
+{
+	struct stacktab t;
+	CHECK(stacktab_init(&t, 4, 8) == 0);
+	uintptr_t a[] = {1, 2, 3}, b[] = {1, 2, 4}, c[] = {1, 2}, d[] = {9}, e[] = {10};
+	int64_t ia = stacktab_intern(&t, a, 3);
+	CHECK(ia == 0);
+	CHECK(stacktab_intern(&t, a, 3) == ia);
+	int64_t ib = stacktab_intern(&t, b, 3);
+	int64_t ic = stacktab_intern(&t, c, 2); /* a prefix is a different stack */
+	CHECK(ib == 1 && ic == 2);
+	CHECK(memcmp(stacktab_pcs(&t, stacktab_get(&t, 1)), b, sizeof b) == 0);
+	CHECK(stacktab_get(&t, (uint32_t)ic)->depth == 2);
+	CHECK(stacktab_intern(&t, d, 1) == 3);
+	/* full: new stacks are dropped and counted, known ones still found */
+	CHECK(stacktab_intern(&t, e, 1) == -1);
+	CHECK(t.dropped_full == 1);
+	CHECK(stacktab_intern(&t, b, 3) == ib);
+	CHECK(t.n == 4);
+
+	/* clear: everything forgotten, storage reusable, counters kept */
+	stacktab_get(&t, 0)->live_objs_fp = 123;
+	stacktab_clear(&t);
+	CHECK(t.n == 0);
+	CHECK(stacktab_intern(&t, e, 1) == 0);
+	CHECK(stacktab_get(&t, 0)->live_objs_fp == 0);
+	CHECK(t.dropped_full == 1);
+	stacktab_release(&t);
+
+	/* the PC pool is a limit too: cap 100 stacks, bt_max 4 -> at most 100*4+4 PCs */
+	CHECK(stacktab_init(&t, 100, 4) == 0);
+	uintptr_t big[4];
+	int ok = 0;
+	for (int k = 0; k < 200; k++) {
+		for (int i = 0; i < 4; i++)
+			big[i] = (uintptr_t)(k * 4 + i + 1);
+		if (stacktab_intern(&t, big, 4) >= 0)
+			ok++;
+	}
+	CHECK(ok == 100 && t.dropped_full == 100);
+	stacktab_release(&t);
+
+	/* hash: equal vectors equal hashes, order matters */
+	uintptr_t x[] = {5, 6}, y[] = {6, 5};
+	CHECK(stacktab_hash(x, 2) == stacktab_hash(x, 2));
+	CHECK(stacktab_hash(x, 2) != stacktab_hash(y, 2));
+
+	/* many threads: 3000 distinct stacks exist in the union of their ranges */
+	CHECK(stacktab_init(&shared, 10000, 8) == 0);
+	pthread_t th[4];
+	for (int i = 0; i < 4; i++)
+		pthread_create(&th[i], NULL, worker, (void *)(intptr_t)i);
+	for (int i = 0; i < 4; i++)
+		pthread_join(th[i], NULL);
+	char seen[3000];
+	memset(seen, 0, sizeof seen);
+	int distinct = 0;
+	for (int t2 = 0; t2 < 4; t2++)
+		for (int i = 0; i < 2000; i++) {
+			int k = (i * 7 + t2 * 500) % 3000;
+			if (!seen[k]) {
+				seen[k] = 1;
+				distinct++;
+			}
+		}
+	CHECK(shared.n == (uint32_t)distinct);
+	uint64_t total = 0;
+	for (uint32_t i = 0; i < shared.n; i++)
+		total += stacktab_get(&shared, i)->live_samples;
+	CHECK(total == 8000);
+	/* the same k always got the same id, whichever thread interned it */
+	for (int i = 0; i < 2000; i++)
+		for (int t2 = 1; t2 < 4; t2++)
+			for (int j = 0; j < 2000; j++)
+				if ((j * 7 + t2 * 500) % 3000 == (i * 7) % 3000)
+					CHECK(ids[t2][j] == ids[0][i]);
+	stacktab_release(&shared);
+
+	if (failures)
+		fprintf(stderr, "lib_stacktab: %d failure(s)\n", failures);
+	else
+		printf("lib_stacktab: ok\n");
+	return failures != 0;
+}
