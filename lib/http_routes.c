@@ -117,6 +117,14 @@ static void route_dump(struct http_exchange *x)
 		}
 	}
 	outbuf_puts(&x->ob, "{\"file\": \"");
+	if (name[0] != '/') {
+		/* a relative prof_prefix: name the file from the host's working directory */
+		char cwd[1024];
+		if (getcwd(cwd, sizeof cwd)) {
+			outbuf_json_str(&x->ob, cwd);
+			outbuf_putc(&x->ob, '/');
+		}
+	}
 	outbuf_json_str(&x->ob, name);
 	outbuf_puts(&x->ob, "\", \"backend\": \"");
 	outbuf_puts(&x->ob, jemalloc_mode ? "jemalloc" : "heaptap");
