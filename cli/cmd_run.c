@@ -389,13 +389,16 @@ int cmd_run(int argc, char **argv)
 			ok3 = 1; /* the collector wrote one itself */
 		}
 		if (!o.quiet) {
-			printf("\nfiles:\n  dump (jeprof, heaptap top):  %s\n", dump);
+			/* Shown under the directory as the user named it. */
+			const char *od = o.out;
+			size_t dl = strlen(dir);
+			printf("\nfiles:\n  dump (jeprof, heaptap top):  %s%s\n", od, dump + dl);
 			if (ok1)
-				printf("  folded stacks:               %s\n", collapsed);
+				printf("  folded stacks:               %s%s\n", od, collapsed + dl);
 			if (ok2)
-				printf("  flame graph:                 %s\n", svg);
+				printf("  flame graph:                 %s%s\n", od, svg + dl);
 			if (ok3)
-				printf("  pprof (go tool pprof):       %s\n", pb);
+				printf("  pprof (go tool pprof):       %s%s\n", od, pb + dl);
 			fflush(stdout);
 		}
 		free(collapsed);
