@@ -844,21 +844,59 @@ bad:
 	return NULL;
 }
 
+/* The wire type profile.proto gives each top-level field 1..15 (13 may be packed or not). */
+static int sniff_wt_ok(uint64_t field, unsigned wt)
+{
+	switch (field) {
+	case 1: case 2: case 3: case 4: case 5: case 6: case 11:
+		return wt == 2;
+	case 13:
+		return wt == 0 || wt == 2;
+	case 7: case 8: case 9: case 10: case 12: case 14: case 15:
+		return wt == 0;
+	default:
+		return field > 15 && (wt == 0 || wt == 1 || wt == 2 || wt == 5);
+	}
+}
+
+static int sniff_varint(const uint8_t *d, size_t n, size_t *i, uint64_t *v)
+{
+	*v = 0;
+	for (unsigned shift = 0; *i < n && shift < 64; shift += 7) {
+		uint8_t b = d[(*i)++];
+		*v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80))
+			return 1;
+	}
+	return 0;
+}
+
 int pprof_read_sniff(const uint8_t *data, size_t n)
 {
 	if (n >= 2 && data[0] == 0x1f && data[1] == 0x8b)
 		return 1;
-	if (n < 2 || data[0] != 0x0a)
-		return 0;
-	uint64_t len = 0;
-	size_t i = 1;
-	for (unsigned shift = 0; i < n && shift < 64; shift += 7) {
-		uint8_t b = data[i++];
-		len |= (uint64_t)(b & 0x7f) << shift;
-		if (!(b & 0x80))
-			return len <= n - i;
+	size_t i = 0;
+	for (int nfields = 0; nfields < 8 && i < n; nfields++) {
+		uint64_t key, v;
+		if (!sniff_varint(data, n, &i, &key) || !sniff_wt_ok(key >> 3, (unsigned)(key & 7)))
+			return 0;
+		unsigned wt = (unsigned)(key & 7);
+		if (wt == 0 || wt == 2) {
+			if (!sniff_varint(data, n, &i, &v))
+				return nfields > 0;
+			if (wt == 2) {
+				if (v > n - i)
+					return nfields > 0; /* the first field must fit; later ones may be cut */
+				i += (size_t)v;
+			}
+		} else {
+			size_t k = wt == 1 ? 8 : 4;
+			if (k > n - i)
+				return nfields > 0;
+			i += k;
+		}
 	}
-	return 0;
+	return n > 0;
 }
 
 int pprof_read(const uint8_t *data, size_t n, struct profile *p, char *err, size_t errcap)

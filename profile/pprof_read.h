@@ -34,9 +34,10 @@
  */
 int pprof_read(const uint8_t *data, size_t n, struct profile *p, char *err, size_t errcap);
 
-/* 1 if data looks like a pprof profile: gzip magic, or a first field that is a
-   sample_type submessage (byte 0x0a, as Go and heaptap write) whose length fits. A cheap
-   test for format detection (text profiles never start with a newline byte and a length). */
+/* 1 if data looks like a pprof profile: gzip magic, or up to 8 leading fields whose keys
+   have the wire type profile.proto gives their field number (the first one fitting in n).
+   Text profiles fail at once ("heap..." decodes as field 13 then field 12 with wire type 1;
+   "--- " and "%" as wire type 5). A cheap test for format detection. */
 int pprof_read_sniff(const uint8_t *data, size_t n);
 
 /* Synthetic addresses (locations without an address) start here. */

@@ -319,7 +319,14 @@ static void test_plain(void)
 	struct profile p;
 	size_t n = build_plain(buf, sizeof buf, "inuse_objects", 0);
 	CHECK(pprof_read_sniff(buf, n), "sniff plain");
-	CHECK(!pprof_read_sniff((const uint8_t *)"heap_v2/524288\n", 15), "sniff text");
+	static const char *const texts[] = { "heap_v2/524288\n", "heap profile:   1: 2 [ 3: 4] @ heap\n",
+	                                     "--- symbol\nbinary=x\n", "%warn x\nheap_v2/1\n", "binary=/x\n",
+	                                     "MAPPED_LIBRARIES:\n", "  t*: 1: 2 [0: 0]\n" };
+	for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++)
+		CHECK(!pprof_read_sniff((const uint8_t *)texts[i], strlen(texts[i])), "sniff text %zu", i);
+	/* Go writes period_type (field 11, 'Z') and period first */
+	static const uint8_t go_start[] = { 0x5a, 0x04, 0x08, 0x01, 0x10, 0x02, 0x60, 0x80, 0x80, 0x20, 0x0a };
+	CHECK(pprof_read_sniff(go_start, sizeof go_start), "sniff go-style start");
 	profile_init(&p);
 	int rc = pprof_read(buf, n, &p, err, sizeof err);
 	CHECK(rc == 0, "plain: %s", err);
