@@ -209,7 +209,7 @@ static void index_page(struct http_exchange *x)
 	outbuf_puts(&x->ob, jemalloc_mode ? "jemalloc" : "heaptap");
 	outbuf_puts(&x->ob,
 	            ")\n\n"
-	            "jeprof:    /pprof/heap  /pprof/symbol (GET, POST)  /pprof/cmdline\n"
+	            "jeprof:    /pprof/heap  /pprof/symbol (GET, POST)  /pprof/cmdline  /debug/mem/pprof/profile\n"
 	            "go pprof:  /debug/pprof/  /debug/pprof/heap[?debug=1]  /debug/pprof/allocs\n"
 	            "           /debug/pprof/symbol  /debug/pprof/cmdline\n"
 	            "mesos:     /memory-profiler/start?duration=5mins  /memory-profiler/stop\n"
@@ -225,6 +225,12 @@ void http_routes_dispatch(struct http_exchange *x)
 		index_page(x);
 	} else if (strcmp(p, "/pprof/heap") == 0) {
 		http_pprof_heap(x);
+	} else if (strcmp(p, "/debug/mem/pprof/profile") == 0) {
+		/* Databend's route: `jeprof BIN http://host/debug/mem` asks for <base>/pprof/profile
+		   and recognises the heap profile by its header */
+		http_pprof_heap(x);
+		if (x->status == 200)
+			http_header(x, "Content-Disposition", "attachment; filename=\"heap.prof\"");
 	} else if (strcmp(p, "/pprof/symbol") == 0 || strcmp(p, "/debug/pprof/symbol") == 0) {
 		http_pprof_symbol(x);
 	} else if (strcmp(p, "/pprof/cmdline") == 0) {

@@ -111,6 +111,10 @@ if command -v jeprof >/dev/null; then
 	JEPROF_TMPDIR=$tmp/jeprof jeprof --text "$U/pprof/heap" >"$tmp/jr" 2>"$tmp/jr.err"
 	top=$(awk '/^ *[0-9.]+ +[0-9.]+%/{print $NF; exit}' "$tmp/jr")
 	[ "$top" = hog_alloc ] && ok "jeprof --text URL (remote symbols): top is hog_alloc" || { fail "jeprof remote top '$top'"; head -20 "$tmp/jr" "$tmp/jr.err"; }
+	# Databend's form: no page in the URL, jeprof asks <base>/pprof/profile?seconds=30
+	JEPROF_TMPDIR=$tmp/jeprof jeprof --text "$PROG" "$U/debug/mem" >"$tmp/jd" 2>"$tmp/jd.err"
+	top=$(awk '/^ *[0-9.]+ +[0-9.]+%/{print $NF; exit}' "$tmp/jd")
+	[ "$top" = hog_alloc ] && ok "jeprof --text PROG URL/debug/mem (Databend route): top is hog_alloc" || { fail "jeprof databend top '$top'"; head -20 "$tmp/jd" "$tmp/jd.err"; }
 else
 	echo "note: jeprof not installed, its checks skipped"
 fi
