@@ -295,6 +295,8 @@ static void frame_name(struct sbuf *b, const struct stacks_options *o, uint64_t 
 	int have_file = f && f->file && f->file[0];
 	if (have_file)
 		snprintf(fileline, sizeof(fileline), "%s:%d", f->file, f->line);
+	else if (fn && o->style == STACKS_SHORT)
+		snprintf(fileline, sizeof(fileline), "??:?"); /* addr2line's answer jeprof shows */
 	else
 		snprintf(fileline, sizeof(fileline), "??:0");
 	b->n = 0;
@@ -310,7 +312,9 @@ static void frame_name(struct sbuf *b, const struct stacks_options *o, uint64_t 
 			sb_printf(b, "0x%016llx", (unsigned long long)addr);
 		break;
 	case GRAN_LINES:
-		if (!fn && !have_file)
+		if (!fn && !have_file && o->style == STACKS_SHORT)
+			sb_printf(b, "0x%016llx ??:0", (unsigned long long)addr); /* as jeprof */
+		else if (!fn && !have_file)
 			sb_printf(b, "0x%016llx", (unsigned long long)addr);
 		else if (o->style == STACKS_SHORT)
 			sb_printf(b, "%s%s %s", fn ? fn : "??", isuf, fileline);
@@ -318,7 +322,12 @@ static void frame_name(struct sbuf *b, const struct stacks_options *o, uint64_t 
 			sb_printf(b, "%s %s%s", fn ? fn : "??", fileline, isuf);
 		break;
 	case GRAN_ADDRESSES:
-		sb_printf(b, "0x%016llx %s%s %s", (unsigned long long)addr, fn ? fn : "??", isuf, fileline);
+		/* jeprof: the bare 16-digit address, then the function (its address when unknown). */
+		if (fn)
+			sb_printf(b, "%016llx %s%s %s", (unsigned long long)addr, fn, isuf, fileline);
+		else
+			sb_printf(b, "%016llx 0x%016llx%s %s", (unsigned long long)addr, (unsigned long long)addr,
+			          isuf, fileline);
 		break;
 	case GRAN_FILES:
 		if (have_file)
