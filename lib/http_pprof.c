@@ -204,6 +204,18 @@ void http_pprof_go(struct http_exchange *x, const char *name)
 		http_header(x, "Content-Disposition", allocs ? "attachment; filename=\"allocs\""
 		                                            : "attachment; filename=\"heap\"");
 		rc = collector_dump_fd(http_body_fd(x), DUMP_PPROF, "http");
+		if (rc == 0 && allocs) {
+			/* Go's allocs profile defaults to alloc_space. A second gzip member holding one
+			   more Profile field, default_sample_type (14) = 3 (the writer's fixed string
+			   index of "alloc_space"), is concatenated: gzip readers inflate every member and
+			   protobuf keeps the last value of a scalar field. */
+			static const unsigned char member[] = {
+				0x1f, 0x8b, 0x08, 0x00, 0, 0, 0, 0, 0x00, 0xff, /* gzip header */
+				0x01, 0x02, 0x00, 0xfd, 0xff, 0x70, 0x03,       /* stored block: 70 03 */
+				0xb3, 0x3a, 0xef, 0xf7, 0x02, 0x00, 0x00, 0x00, /* crc32, size */
+			};
+			outbuf_put(&x->ob, member, sizeof member);
+		}
 	}
 	if (rc < 0) {
 		x->headers_len = 0;
@@ -223,8 +235,8 @@ void http_pprof_go_index(struct http_exchange *x)
 	            "<tr><td>1</td><td><a href='heap?debug=1'>heap</a></td></tr>\n"
 	            "</table>\n<a href=\"cmdline\">cmdline</a>\n<br>\n<a href=\"symbol\">symbol</a>\n<br>\n"
 	            "<p>\nProfile Descriptions:\n<ul>\n"
-	            "<li><div class=profile-name>allocs: </div> the same sampled heap profile as heap "
-	            "(heaptap keeps live and cumulative data in one profile; use -sample_index=alloc_space)</li>\n"
+	            "<li><div class=profile-name>allocs: </div> A sampling of all past memory allocations "
+	            "(needs HEAPTAP_CONF=prof_accum:true)</li>\n"
 	            "<li><div class=profile-name>heap: </div> A sampling of memory allocations of live objects.</li>\n"
 	            "</ul>\n</p>\n</body>\n</html>\n");
 }

@@ -42,7 +42,7 @@ json() { # python expression over j (the parsed body)
 }
 
 mkdir -p "$tmp/dumps"
-TMPDIR=$tmp HEAPTAP_CLI=$HEAPTAP_PLAIN HEAPTAP_CONF="http:127.0.0.1:$port,prof_prefix:$tmp/dumps/hp,prof_final:false" \
+TMPDIR=$tmp HEAPTAP_CLI=$HEAPTAP_PLAIN HEAPTAP_CONF="http:127.0.0.1:$port,prof_prefix:$tmp/dumps/hp,prof_final:false,prof_accum:true" \
 	LD_PRELOAD=$HEAPTAP_LIB "$PROG" "$tmp/stop" >"$tmp/out" 2>"$tmp/err" &
 pid=$!
 for _ in $(seq 100); do
@@ -145,6 +145,10 @@ if command -v go >/dev/null; then
 	PPROF_TMPDIR=$tmp HOME=$tmp go tool pprof -symbolize=remote -top "$U/debug/pprof/heap" >"$tmp/go" 2>"$tmp/go.err"
 	top=$(awk '/^ *[0-9.]+[kMG]?B? +[0-9.]+%/{print $NF; exit}' "$tmp/go")
 	[ "$top" = hog_alloc ] && ok "go tool pprof -symbolize=remote: top is hog_alloc" || { fail "go tool pprof top '$top'"; head -20 "$tmp/go" "$tmp/go.err"; }
+	PPROF_TMPDIR=$tmp HOME=$tmp go tool pprof -symbolize=remote -top "$U/debug/pprof/allocs" >"$tmp/go" 2>"$tmp/go.err"
+	top=$(awk '/^ *[0-9.]+[kMG]?B? +[0-9.]+%/{print $NF; exit}' "$tmp/go")
+	grep -q '^Type: alloc_space$' "$tmp/go" && [ "$top" = hog_alloc ] && ok "go tool pprof allocs: Type alloc_space, top hog_alloc" ||
+		{ fail "go tool pprof allocs: top '$top'"; head -20 "$tmp/go" "$tmp/go.err"; }
 else
 	echo "note: go not installed, its check skipped"
 fi
