@@ -207,7 +207,7 @@ static void test_roundtrip(int accum, size_t nstacks)
 	CHECK(p.pid == 4242, "pid %d", p.pid);
 	CHECK(p.cmdline && !strcmp(p.cmdline, "/usr/bin/prog --flag value"), "cmdline");
 	CHECK(p.exe_path && !strcmp(p.exe_path, "/usr/bin/prog"), "exe");
-	CHECK(p.has_alloc == accum, "has_alloc %d with accum %d", p.has_alloc, accum);
+	CHECK(p.has_alloc == (accum && nstacks > 0), "has_alloc %d with accum %d", p.has_alloc, accum);
 	CHECK(p.nmaps == 2, "%zu mappings", p.nmaps);
 	if (p.nmaps == 2) {
 		CHECK(p.maps[0].start == 0x400000 && p.maps[0].limit == 0x500000 &&
@@ -503,6 +503,7 @@ static void test_legacy(void)
 int main(void)
 {
 	test_pbwrite();
+	test_roundtrip(1, 0);
 	test_roundtrip(1, 7);
 	test_roundtrip(0, 50);
 	test_roundtrip(1, 100000);
