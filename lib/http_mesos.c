@@ -124,6 +124,12 @@ int64_t http_mesos_tick(int64_t now_ms)
 	return run_end_ms;
 }
 
+void http_mesos_atfork_child(void)
+{
+	run_active = 0;
+	last_id = text_id = graph_id = -1;
+}
+
 static void put_id_message_tail(struct http_exchange *x, int64_t id)
 {
 	outbuf_puts(&x->ob, " After the remaining time elapses, download the generated profile at "

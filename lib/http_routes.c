@@ -40,6 +40,7 @@ void http_routes_init(void)
 void http_routes_atfork_child(void)
 {
 	tmpdir[0] = 0; /* the child gets its own directory (its pid is in the name) */
+	http_mesos_atfork_child();
 }
 
 const char *http_tmpdir(void)

@@ -81,5 +81,7 @@ int http_pprof_dump_heapv2(struct http_exchange *x);
 void http_mesos_dispatch(struct http_exchange *x, const char *route);
 /* Ends a run whose duration elapsed; returns the next deadline (ms) or -1. */
 int64_t http_mesos_tick(int64_t now_ms);
+/* Forgets the run (atfork child: the parent's run is not the child's). */
+void http_mesos_atfork_child(void);
 
 #endif

@@ -42,7 +42,8 @@ json() { # python expression over j (the parsed body)
 }
 
 mkdir -p "$tmp/dumps"
-TMPDIR=$tmp HEAPTAP_CLI=$HEAPTAP_PLAIN HEAPTAP_CONF="http:127.0.0.1:$port,prof_prefix:$tmp/dumps/hp,prof_final:false,prof_accum:true" \
+portc=$(free_port)
+TMPDIR=$tmp HTTP_HOST_CHILD_ADDR=127.0.0.1:$portc HEAPTAP_CLI=$HEAPTAP_PLAIN HEAPTAP_CONF="http:127.0.0.1:$port,prof_prefix:$tmp/dumps/hp,prof_final:false,prof_accum:true" \
 	LD_PRELOAD=$HEAPTAP_LIB "$PROG" "$tmp/stop" >"$tmp/out" 2>"$tmp/err" &
 pid=$!
 for _ in $(seq 100); do
@@ -243,8 +244,30 @@ wait $p3
 HEAPTAP_CONF="prof_final:false" LD_PRELOAD=$HEAPTAP_LIB "$PROG" "$tmp/stop3" "127.0.0.1:$port" >"$tmp/out4" 2>/dev/null
 [ "$(grep '^api' "$tmp/out4" | head -n 1)" = "api -98" ] || fail "heaptap_http_start on a taken port: $(grep '^api' "$tmp/out4" | head -n 1)"
 
-socks=$(ls -l /proc/"$child"/fd 2>/dev/null | grep -c 'socket:')
-[ "$socks" = 0 ] && ok "forked child holds no sockets" || fail "forked child holds $socks sockets"
+# the forked child inherits no server: its only listening socket is the one it opened itself
+# with heaptap_http_start (which would have said -EALREADY had the parent's state leaked in)
+grep -qx 'child api 0' "$tmp/out" || fail "child's heaptap_http_start: $(grep '^child' "$tmp/out")"
+listen=$(python3 - "$child" <<'PY'
+import os, sys
+pid = sys.argv[1]
+inodes = set()
+for fd in os.listdir("/proc/%s/fd" % pid):
+    try:
+        t = os.readlink("/proc/%s/fd/%s" % (pid, fd))
+    except OSError:
+        continue
+    if t.startswith("socket:["):
+        inodes.add(t[8:-1])
+ports = []
+for line in open("/proc/%s/net/tcp" % pid).readlines()[1:]:
+    f = line.split()
+    if f[3] == "0A" and f[9] in inodes:
+        ports.append(int(f[1].split(":")[1], 16))
+print(" ".join(str(p) for p in sorted(ports)), "sockets=%d" % len(inodes))
+PY
+)
+[ "$listen" = "$portc sockets=1" ] && ok "forked child: no inherited sockets, its own server on $portc" || fail "forked child listens on '$listen', want '$portc sockets=1'"
+[ "$(curl -s "http://127.0.0.1:$portc/pprof/symbol")" = "num_symbols: 1" ] || fail "child's own server does not answer"
 
 touch "$tmp/stop"
 wait "$pid"

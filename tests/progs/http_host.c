@@ -1,7 +1,8 @@
 /*
  * http_host.c - a host program for the HTTP control-plane tests: allocates a known amount
  * from known functions (32 x 1 MiB live from hog_alloc, 1000 x 1 KiB live from small_alloc),
- * forks a child that idles, prints "ready <child pid>" and waits until the stop file named
+ * forks a child that idles (with HTTP_HOST_CHILD_ADDR set, it first calls heaptap_http_start
+ * on that address and prints "child api <rc>"), prints "ready <child pid>" and waits until the stop file named
  * by argv[1] appears (at most 100 s). With argv[2], it first calls heaptap_http_start(argv[2])
  * through dlsym and prints "api <rc>" for each of two calls. With HTTP_HOST_GO set, it waits
  * for that file to appear before allocating (so a test can switch profiling on first).
@@ -75,6 +76,13 @@ int main(int argc, char **argv)
 		small[i] = small_alloc(1024);
 	pid_t child = fork();
 	if (child == 0) {
+		/* the child has no server; with HTTP_HOST_CHILD_ADDR it starts its own */
+		const char *caddr = getenv("HTTP_HOST_CHILD_ADDR");
+		int (*cstart)(const char *) = (int (*)(const char *))dlsym(RTLD_DEFAULT, "heaptap_http_start");
+		if (caddr && cstart) {
+			printf("child api %d\n", cstart(caddr));
+			fflush(stdout);
+		}
 		wait_for(argv[1], 100000);
 		_exit(0);
 	}
