@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../profile/reader.h"
 #include "cmd.h"
 #include "common.h"
 #include "stacks.h"
@@ -33,6 +34,8 @@ static const char run_help[] =
 	"  --out DIR              where the files go (default: ./heaptap-out)\n"
 	"  --top N                how many sites to print (default 10)\n"
 	"  -q, --quiet            print no report, only write the files\n"
+	"With --conf prof_gdump:true the collector also dumps at new high-water marks (at most one a\n"
+	"second) and the report adds the largest live estimate among them (the peak).\n"
 	"The collector is found as $HEAPTAP_LIB, next to the heaptap binary, or in ../lib/heaptap/.\n";
 
 struct run_opts {
@@ -156,6 +159,45 @@ static int run_child(char **argv, const char *lib, const char *conf, pid_t *pid_
 	return 128 + WTERMSIG(st);
 }
 
+/* The largest live estimate among pid's high-water dumps (heaptap.<pid>.<seq>.u<n>.heap, written
+   with prof_gdump:true), in bytes; 0 when there are none. */
+static double peak_from_gdumps(const struct common_args *a, const char *dir, pid_t pid, int *ndumps)
+{
+	*ndumps = 0;
+	DIR *d = opendir(dir);
+	if (!d)
+		return 0;
+	char prefix[64];
+	int plen = snprintf(prefix, sizeof(prefix), "heaptap.%d.", (int)pid);
+	double peak = 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		const char *nm = e->d_name;
+		size_t n = strlen(nm);
+		if (strncmp(nm, prefix, (size_t)plen) != 0 || n < 5 || strcmp(nm + n - 5, ".heap") != 0)
+			continue;
+		const char *dot = strchr(nm + plen, '.');
+		if (!dot || dot[1] != 'u')
+			continue;
+		char *path;
+		if (asprintf(&path, "%s/%s", dir, nm) < 0)
+			continue;
+		struct profile q;
+		profile_init(&q);
+		char err[256];
+		if (profile_read_file(path, &q, err, sizeof(err)) == 0) {
+			double t = profile_total(&q, PV_INUSE_BYTES);
+			if (t > peak)
+				peak = t;
+			(*ndumps)++;
+		}
+		profile_release(&q);
+		free(path);
+	}
+	closedir(d);
+	return peak;
+}
+
 /* The final dump of pid under dir (heaptap.<pid>.<seq>.f.heap, the highest seq), or NULL. */
 static char *find_dump(const char *dir, pid_t pid)
 {
@@ -213,7 +255,7 @@ static int cmp_sites(const void *x, const void *y)
 
 /* Prints the live-at-exit report of the dump at path. Returns 0 or 1. */
 static int report(const struct common_args *a, const struct run_opts *o, const char *path,
-                  const char *prog)
+                  const char *prog, double peak, int npeak)
 {
 	struct profile p;
 	profile_init(&p);
@@ -255,6 +297,11 @@ static int report(const struct common_args *a, const struct run_opts *o, const c
 		printf(" (estimated from samples, one per %s allocated on average)", b2);
 	}
 	printf("\n");
+	if (npeak > 0) {
+		human_bytes(peak > s.total ? peak : s.total, b1, sizeof(b1), 0);
+		printf("heaptap: peak live heap seen: %s (largest of %d high-water dumps and the final one)\n",
+		       b1, npeak);
+	}
 	if (s.total > 0) {
 		printf("\n%12s %6s %10s  %s\n", "live bytes", "%", "objects", "allocation site (function file:line)");
 		for (size_t i = 0; i < s.nnames && (long)i < o->top; i++) {
@@ -355,7 +402,9 @@ int cmd_run(int argc, char **argv)
 			status = 1;
 		goto done;
 	}
-	if (!o.quiet && report(&a, &o, dump, a.rest[0]) != 0 && status == 0)
+	int npeak;
+	double peak = peak_from_gdumps(&a, dir, pid, &npeak);
+	if (!o.quiet && report(&a, &o, dump, a.rest[0], peak, npeak) != 0 && status == 0)
 		status = 1;
 
 	/* The other views of the same dump. */

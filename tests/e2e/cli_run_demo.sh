@@ -59,6 +59,12 @@ sites "$TMP/report0" | grep -qE '^ +8\.0 MiB +[0-9.]+% +8  cache_fill ' || { ech
 sites "$TMP/report0" | grep -qE '^ +7\.3 MiB +[0-9.]+% +60000  open_session ' || { echo "FAIL: exact leak row"; sites "$TMP/report0"; fail=1; }
 sites "$TMP/report0" | grep -q 'parse_request' && { echo "FAIL: freed churn (parse_request) reported as live"; fail=1; }
 
+# High-water dumps give a peak line (the leak only grows, so the peak is at least 8 MiB).
+(cd "$TMP" && "$HEAPTAP" run --out "$TMP/gd" --conf prof_gdump:true,prof_gdump_rate_ms:0 -- "$BIN") >"$TMP/report_gd" 2>&1
+grep -qE '^heaptap: peak live heap seen: [0-9.]+ MiB \(largest of [1-9][0-9]* high-water dumps' "$TMP/report_gd" ||
+	{ echo "FAIL: no peak line with prof_gdump:true"; cat "$TMP/report_gd"; fail=1; }
+grep -q 'peak live heap' "$TMP/report" && { echo "FAIL: a peak line without high-water dumps"; fail=1; }
+
 # 3. Exit status forwarding and a missing program.
 "$HEAPTAP" run --out "$TMP/st" -q -- "$BIN" --no-such-flag >/dev/null 2>&1; [ $? = 0 ] || true
 "$HEAPTAP" run --out "$TMP/st" -q -- /bin/false >/dev/null 2>&1
