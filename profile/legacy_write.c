@@ -6,7 +6,7 @@
  */
 #include "legacy_write.h"
 
-#include <math.h>
+#include "unbias.h"
 
 void legacy_write_precompensate(double objs, double bytes, uint64_t period,
                                 uint64_t *out_objs, uint64_t *out_bytes)
@@ -15,15 +15,8 @@ void legacy_write_precompensate(double objs, double bytes, uint64_t period,
 	*out_bytes = 0;
 	if (!(objs > 0) || !(bytes > 0) || !(objs < 1e18) || !(bytes < 1e18))
 		return;
-	if (period <= 1) {
-		*out_objs = (uint64_t)llround(objs);
-		*out_bytes = (uint64_t)llround(bytes);
-	} else {
-		double avg = bytes / objs;
-		double y = bytes * -expm1(-avg / (double)period);
-		*out_bytes = (uint64_t)llround(y);
-		*out_objs = (uint64_t)llround(y / avg);
-	}
+	/* the same pre-image jemalloc prints in heap_v2: go's scaling is jeprof's formula */
+	unbias_precompensate(objs, bytes, period, out_objs, out_bytes);
 	/* Go's parser rejects a record with 0 objects but some bytes. */
 	if (*out_objs == 0 && *out_bytes > 0)
 		*out_objs = 1;
