@@ -146,6 +146,11 @@ int main(void)
 	/* refusals */
 	get("GET /../x HTTP/1.1");
 	CHECK(status_of(reply) == 400, "traversal -> %d", status_of(reply));
+	CHECK(strcmp(body_of(reply), "bad request path\n") == 0, "400 body '%s'", body_of(reply));
+	/* errors found before routing carry a body too */
+	get("GARBAGE");
+	CHECK(status_of(reply) == 400 && strcmp(body_of(reply), "malformed request\n") == 0 &&
+	      content_length(reply) == 18, "malformed: %s", reply);
 	get("PUT / HTTP/1.1");
 	CHECK(status_of(reply) == 405 && strstr(reply, "Allow: GET, HEAD, POST\r\n"), "PUT: %s", reply);
 	get("GET / HTTP/3.0");
