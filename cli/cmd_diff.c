@@ -47,12 +47,32 @@ static int cmp_rows(const void *x, const void *y)
 	return strcmp(a->name, b->name);
 }
 
+/* Values for people: bytes in B/KiB/MiB/GiB (one decimal above B) unless --show_bytes asks for
+   exact bytes; objects as integers. */
+static void fmt_val(const struct common_args *a, double v, char *buf, size_t cap)
+{
+	if (!common_is_space(a) || a->show_bytes) {
+		common_fmt_value(a, v, buf, cap);
+		return;
+	}
+	static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+	int u = 0;
+	while (fabs(v) >= 1024 && u < 4) {
+		v /= 1024;
+		u++;
+	}
+	if (u == 0)
+		snprintf(buf, cap, "%lld B", (long long)v);
+	else
+		snprintf(buf, cap, "%.1f %s", v, units[u]);
+}
+
 static void fmt_signed(const struct common_args *a, double v, char *buf, size_t cap)
 {
 	if (cap < 2)
 		return;
 	buf[0] = v < 0 ? '-' : '+';
-	common_fmt_value(a, fabs(v), buf + (v != 0), cap - 1);
+	fmt_val(a, fabs(v), buf + (v != 0), cap - 1);
 }
 
 static void fmt_delta_pct(double before, double after, char *buf, size_t cap)
@@ -88,24 +108,31 @@ static int print_diff(const struct common_args *a, const struct stacks *sb, cons
 
 	char v1[64], v2[64], v3[64], pct[32];
 	const char *unit = common_unit(a);
-	common_fmt_value(a, sb->total, v1, sizeof(v1));
-	common_fmt_value(a, sn->total, v2, sizeof(v2));
+	fmt_val(a, sb->total, v1, sizeof(v1));
+	fmt_val(a, sn->total, v2, sizeof(v2));
 	fmt_signed(a, sn->total - sb->total, v3, sizeof(v3));
 	fmt_delta_pct(sb->total, sn->total, pct, sizeof(pct));
-	printf("Total: %s %s -> %s %s (%s %s, %s)\n", v1, unit, v2, unit, v3, unit, pct);
-	printf("%9s %9s %9s %8s  %s (%s%s)\n", "old", "new", "delta", "delta%", "name", unit,
-	       a->cum_sort ? ", cumulative" : "");
+	if (common_is_space(a) && !a->show_bytes) {
+		/* the unit is part of every value */
+		printf("Total: %s -> %s (%s, %s)\n", v1, v2, v3, pct);
+		printf("%11s %11s %11s %8s  %s%s\n", "old", "new", "delta", "delta%", "name",
+		       a->cum_sort ? " (cumulative)" : "");
+	} else {
+		printf("Total: %s %s -> %s %s (%s %s, %s)\n", v1, unit, v2, unit, v3, unit, pct);
+		printf("%11s %11s %11s %8s  %s (%s%s)\n", "old", "new", "delta", "delta%", "name", unit,
+		       a->cum_sort ? ", cumulative" : "");
+	}
 	long shown = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (rows[i].after == rows[i].before)
 			continue;
 		if (a->nodecount >= 0 && shown >= a->nodecount)
 			break;
-		common_fmt_value(a, rows[i].before, v1, sizeof(v1));
-		common_fmt_value(a, rows[i].after, v2, sizeof(v2));
+		fmt_val(a, rows[i].before, v1, sizeof(v1));
+		fmt_val(a, rows[i].after, v2, sizeof(v2));
 		fmt_signed(a, rows[i].after - rows[i].before, v3, sizeof(v3));
 		fmt_delta_pct(rows[i].before, rows[i].after, pct, sizeof(pct));
-		printf("%9s %9s %9s %8s  %s\n", v1, v2, v3, pct, rows[i].name);
+		printf("%11s %11s %11s %8s  %s\n", v1, v2, v3, pct, rows[i].name);
 		shown++;
 	}
 	free(rows);
