@@ -22,7 +22,7 @@ for prog in truth_sites truth_cxx; do
 done
 
 ht_need_prog truth_sites
-K=${ACCURACY_RUNS:-40}
+K=${ACCURACY_RUNS:-24}
 pairs=()
 for i in $(seq 1 "$K"); do
 	d=$TMP/run$i

@@ -8,7 +8,7 @@ convert a heap_v2 file into the legacy text Go pprof reads (validation against j
 Subcommands (exit 0 = pass, 1 = fail, 2 = usage):
   exact   --kind jeprof|pprof --mode req|usable [--tol 0.005] [--col flat|cum] TRUTH REPORT
   sampled --kind jeprof|pprof --mode req|usable --period R [--min-mean-bytes 8388608]
-          [--mean-tol 0.05] [--col flat|cum] TRUTH1 REPORT1 [TRUTH2 REPORT2 ...]
+          [--mean-tol 0.05] [--mean-sigmas 4.5] [--col flat|cum] TRUTH1 REPORT1 [TRUTH2 ...]
   heapv2-to-legacy DUMP            (writes the gperftools text form of a heap_v2 dump to stdout)
   sigma   --period R COUNTxSIZE[+COUNTxSIZE...]   (prints sigma and relative sigma of a site)
 """
@@ -232,9 +232,9 @@ def cmd_sampled(a):
     nchecks, nover3, lam = 0, 0, 0.0
     print(f"period R = {R} bytes, K = {K} runs; per run: every site inside its exact 1e-7 "
           f"acceptance interval; count of |z| > 3 bounded; mean of sites >= "
-          f"{fmt_mib(a.min_mean_bytes).strip()} within {a.mean_tol:.0%}")
+          f"{fmt_mib(a.min_mean_bytes).strip()} within {a.mean_tol:.0%} (>= {a.mean_sigmas:g} sigma of the mean)")
     print(f"{'site':<16} {'truth':>14} {'sigma':>10} {'rel.sig':>8} {'z min':>7} {'z max':>7} "
-          f"{'mean':>14} {'mean err':>9} {'5sig/sqrtK':>10}  verdict")
+          f"{'mean':>14} {'mean err':>9} {'k*sig/vK':>10}  verdict")
     for name in names:
         ests, truths = [], []
         zs = []
@@ -279,11 +279,11 @@ def cmd_sampled(a):
             objs = s["objs"]
             sigma = site_sigma(objs, R) * (t / s["req"] if s["req"] else 1)
             rel = sigma / t
-            need = 5 * rel / math.sqrt(K)
+            need = a.mean_sigmas * rel / math.sqrt(K)
             merr = (mean - t) / t
             checked = t >= a.min_mean_bytes
             if checked and need > a.mean_tol:
-                problems.append(f"design: 5 sigma of the mean ({need:.2%}) exceeds {a.mean_tol:.0%}; "
+                problems.append(f"design: {a.mean_sigmas:g} sigma of the mean ({need:.2%}) exceeds {a.mean_tol:.0%}; "
                                 f"raise K or the site's size")
             if checked and abs(merr) > a.mean_tol:
                 problems.append(f"mean {mean:.0f} is {merr:+.2%} off the truth")
@@ -370,6 +370,8 @@ def main():
     s.add_argument("--period", type=float, required=True)
     s.add_argument("--min-mean-bytes", type=float, default=8 << 20)
     s.add_argument("--mean-tol", type=float, default=0.05)
+    s.add_argument("--mean-sigmas", type=float, default=4.5,
+                   help="the design check: mean-tol must be >= this many sigma of the mean")
     s.add_argument("--col", choices=["flat", "cum"], help="override the truth file's column")
     s.add_argument("files", nargs="+")
     c = sub.add_parser("heapv2-to-legacy")

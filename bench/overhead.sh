@@ -1,0 +1,130 @@
+#!/bin/bash
+# bench/overhead.sh - collection overhead of heaptap against the peer tools, as ratios to the
+# unprofiled run: wall time and peak RSS (GNU time's %M) of a malloc-heavy multi-threaded
+# benchmark (bench/mallocbench.c) and of a real program (Debian's python3 with
+# PYTHONMALLOC=malloc building dicts, lists and strings), each run unprofiled, under heaptap at
+# the default rate, under jemalloc plain and with its profiler, tcmalloc plain and with its
+# heap profiler (HEAPPROFILE), and under heaptrack; runs interleaved, REPS (5) repetitions,
+# medians. Then a peak-RSS check on a 1 GiB live heap (heaptap within 10% of unprofiled).
+# It is a benchmark, not a test: it prints numbers; it fails only when the RSS check fails.
+# Usage: bench/overhead.sh [REPS]      (run by `make bench` through bench/run.sh)
+set -u
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+REPS=${1:-${REPS:-5}}
+B=$ROOT/build/bench
+LIB=$ROOT/build/libheaptap.so
+JE=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2
+TC=/usr/lib/x86_64-linux-gnu/libtcmalloc.so.4
+PY=/usr/bin/python3.11
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+mkdir -p "$B"
+cc -std=gnu11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -pthread -o "$B/mallocbench" bench/mallocbench.c || exit 1
+[ -x /usr/bin/time ] || { echo "overhead.sh: GNU time (/usr/bin/time) is missing (apt-get install time)"; exit 1; }
+
+cat >"$T/work.py" <<'PY'
+# Allocation-heavy Python: dicts of lists of strings, built and dropped.
+for rnd in range(2):
+    d = {}
+    for i in range(100000):
+        d[str(i)] = [i, str(i) * 3, {"k": i, "v": str(i)}]
+    s = sum(len(v[1]) for v in d.values())
+    del d
+print(s)
+PY
+
+configs=(none heaptap jemalloc jemalloc-prof tcmalloc tcmalloc-heapprof heaptrack)
+have() {
+	case $1 in
+	heaptap) [ -f "$LIB" ] && nm -D --defined-only "$LIB" | grep -qw malloc ;;
+	jemalloc*) [ -f "$JE" ] ;;
+	tcmalloc*) [ -f "$TC" ] ;;
+	heaptrack) command -v heaptrack >/dev/null ;;
+	*) true ;;
+	esac
+}
+
+# run CONFIG OUTFILE CMD...: one measured run; appends "seconds maxrss_kib" to OUTFILE.
+run() {
+	local cfg=$1 out=$2; shift 2
+	local pre=() t=$T/time
+	rm -rf "$T/d"; mkdir -p "$T/d"
+	case $cfg in
+	none) pre=(env) ;;
+	heaptap) pre=(env LD_PRELOAD="$LIB" HEAPTAP_CONF="prof_prefix:$T/d/ht") ;;
+	jemalloc) pre=(env LD_PRELOAD="$JE") ;;
+	jemalloc-prof) pre=(env LD_PRELOAD="$JE" MALLOC_CONF="prof:true,prof_final:true,prof_prefix:$T/d/je") ;;
+	tcmalloc) pre=(env LD_PRELOAD="$TC") ;;
+	tcmalloc-heapprof) # only the exit dump, like the others (no dump per GiB allocated)
+		pre=(env LD_PRELOAD="$TC" HEAPPROFILE="$T/d/tc" HEAP_PROFILE_ALLOCATION_INTERVAL=0 \
+			HEAP_PROFILE_INUSE_INTERVAL=0) ;;
+	heaptrack) pre=(heaptrack -o "$T/d/heaptrack") ;;
+	esac
+	if (cd "$T/d" && /usr/bin/time -f "%e %M" -o "$t" "${pre[@]}" "$@" >/dev/null 2>"$T/err"); then
+		cat "$t" >>"$out"
+	else
+		echo "  ($cfg failed: $(tail -n 1 "$T/err"))" >&2
+	fi
+}
+
+median() { sort -n | awk '{a[NR]=$1} END {if (NR) print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2); else print "nan"}'; }
+
+bench() { # NAME CMD...
+	local name=$1; shift
+	echo "== $name: $*  ($REPS runs each, interleaved)"
+	local cfg r
+	for cfg in "${configs[@]}"; do rm -f "$T/$name.$cfg"; done
+	for r in $(seq 1 "$REPS"); do
+		for cfg in "${configs[@]}"; do
+			have "$cfg" && run "$cfg" "$T/$name.$cfg" "$@"
+		done
+	done
+	local base_t base_m t m
+	base_t=$(cut -d' ' -f1 "$T/$name.none" | median)
+	base_m=$(cut -d' ' -f2 "$T/$name.none" | median)
+	printf '%-20s %10s %10s %12s %10s\n' config "time s" "x none" "peak RSS MiB" "x none"
+	for cfg in "${configs[@]}"; do
+		if [ ! -s "$T/$name.$cfg" ]; then printf '%-20s %10s\n' "$cfg" "n/a"; continue; fi
+		t=$(cut -d' ' -f1 "$T/$name.$cfg" | median)
+		m=$(cut -d' ' -f2 "$T/$name.$cfg" | median)
+		printf '%-20s %10.3f %10.2f %12.1f %10.2f\n' "$cfg" "$t" "$(echo "$t / $base_t" | bc -l)" \
+			"$(echo "$m / 1024" | bc -l)" "$(echo "$m / $base_m" | bc -l)"
+		echo "$name $cfg $t $m" >>"$T/summary"
+	done
+	# The profilers against their own allocator's plain run.
+	for pair in jemalloc-prof:jemalloc tcmalloc-heapprof:tcmalloc; do
+		local p=${pair%%:*} q=${pair##*:}
+		[ -s "$T/$name.$p" ] && [ -s "$T/$name.$q" ] || continue
+		printf '%-20s time x%.2f, peak RSS x%.2f against %s alone\n' "$p" \
+			"$(echo "$(cut -d' ' -f1 "$T/$name.$p" | median) / $(cut -d' ' -f1 "$T/$name.$q" | median)" | bc -l)" \
+			"$(echo "$(cut -d' ' -f2 "$T/$name.$p" | median) / $(cut -d' ' -f2 "$T/$name.$q" | median)" | bc -l)" "$q"
+	done
+	echo
+}
+
+bench mallocbench "$B/mallocbench" -t 4 -n 300000
+if [ -x "$PY" ]; then
+	PYTHONMALLOC=malloc bench python "$PY" "$T/work.py"
+else
+	echo "== python: $PY is missing, skipped"
+fi
+
+echo "== peak RSS with 1 GiB live (mallocbench -L 1024), median of $REPS"
+rc=0
+if have heaptap; then
+	rm -f "$T/big.none" "$T/big.heaptap"
+	for r in $(seq 1 "$REPS"); do
+		run none "$T/big.none" "$B/mallocbench" -L 1024
+		run heaptap "$T/big.heaptap" "$B/mallocbench" -L 1024
+	done
+	mn=$(cut -d' ' -f2 "$T/big.none" | median)
+	mh=$(cut -d' ' -f2 "$T/big.heaptap" | median)
+	ratio=$(echo "$mh / $mn" | bc -l)
+	printf 'unprofiled %.1f MiB, heaptap %.1f MiB: x%.3f (limit x1.10)\n' \
+		"$(echo "$mn / 1024" | bc -l)" "$(echo "$mh / 1024" | bc -l)" "$ratio"
+	if [ "$(echo "$ratio > 1.10" | bc -l)" = 1 ]; then echo "FAIL: heaptap's peak RSS overhead exceeds 10%"; rc=1; fi
+else
+	echo "heaptap collector not built (or not yet exporting malloc): skipped"
+fi
+exit $rc

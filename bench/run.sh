@@ -1,0 +1,8 @@
+#!/bin/bash
+# bench/run.sh - runs every benchmark heaptap has, one after another (`make bench`). Each line
+# below is one benchmark script; add yours. Exit status: nonzero if any benchmark failed.
+set -u
+cd "$(dirname "$0")/.."
+rc=0
+bench/overhead.sh || rc=1
+exit $rc
