@@ -16,10 +16,13 @@ API int heaptap_dump(const char *path)
 	collector_init();
 	if (!collector_enabled())
 		return -ENOENT;
-	int rc = path ? collector_dump_path(path) : collector_dump_named(TRIG_MANUAL, NULL, 0);
-	if (rc == -EINVAL || rc == -ENOENT)
-		return rc == -EINVAL && !path ? -EINVAL : (path ? -EIO : rc);
-	return rc ? -EIO : 0;
+	if (path && !path[0])
+		return -EINVAL;
+	/* with path NULL and an empty prof_prefix there is no name to use: -EINVAL */
+	if (path)
+		return collector_dump_path(path) ? -EIO : 0;
+	int rc = collector_dump_named(TRIG_MANUAL, NULL, 0);
+	return rc == 0 || rc == -EINVAL ? rc : -EIO;
 }
 
 API int heaptap_set_active(int active)

@@ -184,6 +184,7 @@ HEAPTAP_TEXT static int account(struct tstate *t, uint64_t c)
 		return 0;
 	}
 	uint64_t until = __atomic_load_n(&t->until, __ATOMIC_RELAXED);
+	/* armed - until = bytes the fast path let through since arming (0 after a re-arm) */
 	uint64_t consumed = t->armed > until ? t->armed - until : 0;
 	uint64_t used = consumed + c;
 	t->nbytes += used;
@@ -235,7 +236,13 @@ HEAPTAP_TEXT static int account(struct tstate *t, uint64_t c)
 void core_rearm_all(void)
 {
 	__atomic_fetch_add(&core.gen, 1, __ATOMIC_ACQ_REL);
+	/* this thread keeps its count exact; others lose at most what they consumed since arming */
+	struct tstate *t = &core_tls;
+	if (t->armed > t->until)
+		t->nbytes += t->armed - t->until;
+	t->armed = t->until = 0;
 	stats_zero_countdowns();
+	__atomic_store_n(&core_tls.armed, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&core_tls.until, 0, __ATOMIC_RELAXED);
 }
 
@@ -377,7 +384,7 @@ HEAPTAP_TEXT void *core_alloc_slow(enum core_fn fn, size_t n, size_t align)
 			return p;
 	}
 	if (t->depth) {
-		t->calls[fn]++;
+		__atomic_fetch_add(&core.reentrant, 1, __ATOMIC_RELAXED);
 		return real_call(fn, n, align);
 	}
 	t->depth++;
@@ -441,7 +448,7 @@ HEAPTAP_TEXT void *core_realloc_slow(void *p, size_t n)
 	if (core.enabled && livetab_filter_hit(p))
 		had = forget(p, &old);
 	if (t->depth) {
-		t->calls[FN_REALLOC]++;
+		__atomic_fetch_add(&core.reentrant, 1, __ATOMIC_RELAXED);
 		return real.realloc(p, n);
 	}
 	t->depth++;

@@ -51,8 +51,16 @@ static uint64_t kind_seq[6];
 static char (*kept)[600]; /* ring of the newest automatic dumps' base names */
 static uint64_t kept_n, kept_head;
 
+static int exiting; /* under the dump lock: only the final dump from now on */
 static int log_once_write;
 static int log_once_snapshot;
+
+void dump_set_exiting(void)
+{
+	dump_lock();
+	exiting = 1;
+	dump_unlock();
+}
 
 void dump_lock(void)
 {
@@ -324,6 +332,12 @@ int collector_dump_named(enum dump_trigger trig, char *name, size_t cap)
 		return -EINVAL;
 	core_tls.depth++;
 	dump_lock();
+	if (exiting && trig != TRIG_FINAL) {
+		/* a background dump racing with exit would be cut off by _exit: skip it */
+		dump_unlock();
+		core_tls.depth--;
+		return -ECANCELED;
+	}
 	char base[600];
 	struct outbuf ob;
 	outbuf_init(&ob, base, sizeof base - 1, -1);
@@ -400,6 +414,8 @@ void core_final(void)
 	const struct options *o = options_get();
 	char name[640];
 	name[0] = 0;
+	trigger_drain();
+	dump_set_exiting();
 	if (o->prof_final && o->prof_prefix[0])
 		collector_dump_named(TRIG_FINAL, name, sizeof name);
 	if (!o->prof_leak)

@@ -30,6 +30,7 @@ struct core_state {
 	uint64_t peak_bytes_fp;  /* its maximum since start/reset */
 	uint64_t live_samples;
 	uint64_t samples;        /* sampled allocations since start */
+	uint64_t reentrant;      /* calls made from inside the profiler, never sampled (atomic) */
 };
 
 extern struct core_state core;
@@ -68,5 +69,9 @@ void trigger_ensure_thread(void);
 void trigger_note_allocated(uint64_t nbytes);
 void trigger_gdump(void);
 void trigger_fork_child(void);
+/* At exit: serves the requests still in the pipe on the calling thread. */
+void trigger_drain(void);
+/* dump.c: from now on only the final dump is written (set at exit). */
+void dump_set_exiting(void);
 
 #endif

@@ -34,7 +34,7 @@ struct livetab {
 	size_t bytes;
 };
 
-extern uint8_t livetab_filter[1u << LIVETAB_FILTER_BITS];
+extern uint8_t livetab_filter[1u << LIVETAB_FILTER_BITS] __attribute__((visibility("hidden")));
 
 static inline uint64_t livetab_filter_index(const void *p)
 {

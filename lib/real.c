@@ -13,8 +13,9 @@
 
 struct real_fns real;
 
-#define POOL_BYTES (64 * 1024)
-static _Alignas(64) unsigned char pool[POOL_BYTES];
+#define POOL_BYTES REAL_POOL_BYTES
+#define pool real_pool
+_Alignas(64) unsigned char real_pool[REAL_POOL_BYTES];
 static size_t pool_used; /* atomic */
 
 static int resolve_state;                 /* 0 not started, 1 running, 2 done (atomic) */
@@ -41,11 +42,6 @@ void *real_pool_alloc(size_t nbytes, size_t align)
 			return (void *)blk;
 		}
 	}
-}
-
-int real_pool_owns(const void *p)
-{
-	return (uintptr_t)p - (uintptr_t)pool < POOL_BYTES;
 }
 
 size_t real_pool_size(const void *p)

@@ -10,6 +10,7 @@
 #define HEAPTAP_LIB_REAL_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct real_fns {
 	void *(*malloc)(size_t);
@@ -25,7 +26,7 @@ struct real_fns {
 
 /* The real functions; all non-NULL once real_resolve() returned (the optional ones fall
    back to wrappers over posix_memalign). */
-extern struct real_fns real;
+extern struct real_fns real __attribute__((visibility("hidden")));
 
 /* Looks the real functions up (once). While it runs, allocation requests from the same
    thread are served by real_pool_alloc. Other threads wait until it is done. */
@@ -38,8 +39,14 @@ int real_resolving(void);
 /* Bootstrap pool: 16-byte aligned (or `align`) blocks from a static array, zeroed; NULL when
    exhausted. Blocks are never reused. */
 void *real_pool_alloc(size_t nbytes, size_t align);
-/* 1 if p points into the pool. */
-int real_pool_owns(const void *p);
+#define REAL_POOL_BYTES (64 * 1024)
+extern unsigned char real_pool[REAL_POOL_BYTES] __attribute__((visibility("hidden")));
+
+/* 1 if p points into the pool (inline: free's fast path asks it). */
+static inline int real_pool_owns(const void *p)
+{
+	return (uintptr_t)p - (uintptr_t)real_pool < REAL_POOL_BYTES;
+}
 /* Usable size of a pool block. */
 size_t real_pool_size(const void *p);
 

@@ -88,8 +88,11 @@ void stats_thread_exit(struct tstate *t)
 void stats_zero_countdowns(void)
 {
 	pthread_mutex_lock(&reg_lock);
-	for (size_t i = 0; i < nthreads; i++)
+	for (size_t i = 0; i < nthreads; i++) {
+		/* armed first: bytes consumed (armed - until) read as 0, not as a huge number */
+		__atomic_store_n(&threads[i]->armed, 0, __ATOMIC_RELAXED);
 		__atomic_store_n(&threads[i]->until, 0, __ATOMIC_RELAXED);
+	}
 	pthread_mutex_unlock(&reg_lock);
 }
 
@@ -272,6 +275,7 @@ void collector_stats_json(struct outbuf *ob)
 	key_u64(ob, "stacks", nstacks, 1);
 	key_u64(ob, "dropped_stack_table_full", drop_stack, 1);
 	key_u64(ob, "dropped_live_table_full", drop_live, 1);
+	key_u64(ob, "reentrant_calls", __atomic_load_n(&core.reentrant, __ATOMIC_RELAXED), 1);
 	outbuf_putc(ob, '}');
 	key_u64(ob, "live_bytes_estimate", live_bytes, 1);
 	key_u64(ob, "peak_live_bytes_estimate", peak_bytes, 1);

@@ -71,6 +71,36 @@ void trigger_init(void)
 	}
 }
 
+/* Reads the pending requests: want[trig] = how many (interval dumps are not merged: one per
+   crossing, like jemalloc's; the others are). */
+static void read_requests(int want[6])
+{
+	unsigned char buf[256];
+	ssize_t n;
+	while ((n = read(pipefd[0], buf, sizeof buf)) > 0)
+		for (ssize_t i = 0; i < n; i++)
+			if (buf[i] <= TRIG_SIGNAL)
+				want[buf[i]] += buf[i] == TRIG_INTERVAL || !want[buf[i]];
+}
+
+static void serve(const int want[6])
+{
+	static const enum dump_trigger order[] = {TRIG_INTERVAL, TRIG_GDUMP, TRIG_MANUAL,
+	                                          TRIG_TIME, TRIG_SIGNAL};
+	for (size_t i = 0; i < sizeof order / sizeof order[0]; i++)
+		for (int k = 0; k < want[order[i]]; k++)
+			collector_dump_named(order[i], NULL, 0);
+}
+
+void trigger_drain(void)
+{
+	int want[6] = {0};
+	if (pipefd[0] < 0)
+		return;
+	read_requests(want);
+	serve(want);
+}
+
 static void *bg_main(void *arg)
 {
 	(void)arg;
@@ -97,14 +127,8 @@ static void *bg_main(void *arg)
 		struct pollfd pfd = {pipefd[0], POLLIN, 0};
 		int r = poll(&pfd, 1, timeout);
 		int want[6] = {0};
-		if (r > 0) {
-			unsigned char buf[64];
-			ssize_t n;
-			while ((n = read(pipefd[0], buf, sizeof buf)) > 0)
-				for (ssize_t i = 0; i < n; i++)
-					if (buf[i] <= TRIG_SIGNAL)
-						want[buf[i]] = 1;
-		}
+		if (r > 0)
+			read_requests(want);
 		now = sys_mono_ns();
 		if (time_next && now >= time_next) {
 			want[TRIG_TIME] = 1;
@@ -120,11 +144,7 @@ static void *bg_main(void *arg)
 		} else {
 			want[TRIG_GDUMP] = 0;
 		}
-		static const enum dump_trigger order[] = {TRIG_INTERVAL, TRIG_GDUMP, TRIG_MANUAL,
-		                                          TRIG_TIME, TRIG_SIGNAL};
-		for (size_t i = 0; i < sizeof order / sizeof order[0]; i++)
-			if (want[order[i]])
-				collector_dump_named(order[i], NULL, 0);
+		serve(want);
 	}
 	return NULL;
 }
