@@ -377,6 +377,8 @@ void common_args_release(struct common_args *a)
 
 int common_read(const struct common_args *a, const char *path, struct profile *p)
 {
+	if (strcmp(path, "-") == 0)
+		path = "/dev/stdin";
 	if (access(path, F_OK) != 0) {
 		fprintf(stderr, "heaptap: %s: %s\n", path, strerror(errno));
 		return 1;

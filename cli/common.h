@@ -100,7 +100,7 @@ int common_usage_error(const struct common_args *a, const char *fmt, ...)
 int common_is_elf(const char *path);
 
 /*
- * Reads one profile file into p (profile_init'ed by the caller). Returns 0, or 1 after printing
+ * Reads one profile file into p (profile_init'ed by the caller); "-" reads standard input. Returns 0, or 1 after printing
  * "heaptap: <path>: No such file or directory" or the reader's message.
  */
 int common_read(const struct common_args *a, const char *path, struct profile *p);

@@ -264,7 +264,7 @@ static int addr_matches(const regex_t *re, uint64_t addr, const struct prof_symb
 {
 	char buf[4096];
 	snprintf(buf, sizeof(buf), "0x%016llx", (unsigned long long)addr);
-	if (rx_match(re, buf))
+	if (rx_match(re, buf) || rx_match(re, buf + 2)) /* jeprof's key has no 0x */
 		return 1;
 	if (!sym)
 		return 0;
