@@ -24,8 +24,7 @@ struct fnode {
 	uint32_t call_file;  /* index in the CU's file table (inlined only), UINT32_MAX if none */
 	uint32_t call_line;
 	int inlined;
-	char *name;          /* resolved on first use; "" marks "no name" */
-	int name_owned;      /* name was malloc'd (demangled) */
+	const char *name;    /* resolved on first use; "" marks "no name" */
 	int linkage;         /* name came from DW_AT_linkage_name */
 };
 
@@ -65,9 +64,18 @@ struct curange {
 	uint32_t cu;
 };
 
+/* Demangled names by the address of their mangled string in .debug_str: an inlined function
+   has one abstract origin, so its thousands of inline instances demangle once. */
+struct dcache {
+	const char **keys;
+	char **vals;
+	size_t cap, n; /* cap is 0 or a power of two */
+};
+
 struct dwarfidx {
 	Dwarf *dw;
 	int demangle;
+	struct dcache dc;
 	struct cu *cus;
 	size_t ncus;
 	struct curange *ranges;
@@ -146,11 +154,12 @@ void dwarfidx_free(struct dwarfidx *x)
 {
 	if (!x)
 		return;
+	for (size_t i = 0; i < x->dc.cap; i++)
+		free(x->dc.vals[i]);
+	free(x->dc.keys);
+	free(x->dc.vals);
 	for (size_t i = 0; i < x->ncus; i++) {
 		struct cu *c = &x->cus[i];
-		for (size_t k = 0; k < c->nnodes; k++)
-			if (c->nodes[k].name_owned)
-				free(c->nodes[k].name);
 		free(c->nodes);
 		free(c->segs);
 		for (size_t k = 0; k < c->nnames; k++)
@@ -420,6 +429,51 @@ static const char *attr_string(Dwarf_Die *die, int name)
 	return dwarf_formstring(&a);
 }
 
+static size_t ptr_hash(const void *p, size_t mask)
+{
+	uint64_t h = (uint64_t)(uintptr_t)p * 0x9e3779b97f4a7c15ull;
+	return (size_t)(h >> 32) & mask;
+}
+
+/* Returns the demangled form of link (cached), or link itself when it does not demangle. */
+static const char *demangled(struct dwarfidx *x, const char *link)
+{
+	struct dcache *d = &x->dc;
+	if (d->n * 2 >= d->cap) {
+		size_t ncap = d->cap ? d->cap * 2 : 1024;
+		const char **nk = calloc(ncap, sizeof(*nk));
+		char **nv = calloc(ncap, sizeof(*nv));
+		if (!nk || !nv) {
+			free(nk);
+			free(nv);
+			return link;
+		}
+		for (size_t i = 0; i < d->cap; i++) {
+			if (!d->keys[i])
+				continue;
+			size_t j = ptr_hash(d->keys[i], ncap - 1);
+			while (nk[j])
+				j = (j + 1) & (ncap - 1);
+			nk[j] = d->keys[i];
+			nv[j] = d->vals[i];
+		}
+		free(d->keys);
+		free(d->vals);
+		d->keys = nk;
+		d->vals = nv;
+		d->cap = ncap;
+	}
+	size_t j = ptr_hash(link, d->cap - 1);
+	while (d->keys[j] && d->keys[j] != link)
+		j = (j + 1) & (d->cap - 1);
+	if (!d->keys[j]) {
+		d->keys[j] = link;
+		d->vals[j] = demangle_name(link); /* NULL: not mangled, shown as is */
+		d->n++;
+	}
+	return d->vals[j] ? d->vals[j] : link;
+}
+
 static const char *node_name(struct dwarfidx *x, struct fnode *n)
 {
 	if (n->name)
@@ -432,18 +486,12 @@ static const char *node_name(struct dwarfidx *x, struct fnode *n)
 			link = attr_string(&die, DW_AT_MIPS_linkage_name);
 		if (link) {
 			n->linkage = 1;
-			char *d = x->demangle ? demangle_name(link) : NULL;
-			if (d) {
-				n->name = d;
-				n->name_owned = 1;
-				return d;
-			}
-			nm = link;
+			nm = x->demangle ? demangled(x, link) : link;
 		} else {
 			nm = attr_string(&die, DW_AT_name);
 		}
 	}
-	n->name = (char *)(nm ? nm : ""); /* points into libdw's string section */
+	n->name = nm ? nm : ""; /* into libdw's string section or the demangling cache */
 	return nm;
 }
 
