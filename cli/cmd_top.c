@@ -11,7 +11,7 @@
 #include "stacks.h"
 
 static const char top_help[] =
-	"usage: heaptap top [options] [BINARY] PROFILE... \n"
+	"usage: heaptap top [options] [BINARY] PROFILE...\n"
 	"Prints where the memory is, one row per function (or line, address, file), in the layout of\n"
 	"jeprof --text: flat, flat%, sum%, cum, cum%, name. With several profiles they are summed.\n"
 	"  --nodecount=N          print at most N rows (default: all)\n"
