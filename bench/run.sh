@@ -5,4 +5,5 @@ set -u
 cd "$(dirname "$0")/.."
 rc=0
 bench/overhead.sh || rc=1
+bench/fastpath.sh || rc=1
 exit $rc
