@@ -29,6 +29,7 @@ run_one() { # name, timeout seconds, command...
 	local name=$1 limit=$2; shift 2
 	[ -n "$filter" ] && [[ "$name" != *"$filter"* ]] && return
 	local log="$logs/$name.log" t0 t1 rc
+	mkdir -p "${log%/*}"
 	t0=$(date +%s.%N)
 	timeout --kill-after=10 "$limit" "$@" >"$log" 2>&1 </dev/null
 	rc=$?
