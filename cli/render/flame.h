@@ -14,6 +14,7 @@
 #define HEAPTAP_CLI_RENDER_FLAME_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 struct flame_graph; /* opaque: the merged tree */
@@ -40,6 +41,12 @@ void flame_free(struct flame_graph *g);
  */
 void flame_add(struct flame_graph *g, const char *const *names, const struct flame_frame_info *info,
                size_t n, double value, double base);
+
+/* The same with names already interned by flame_name_id (faster when a caller adds many stacks
+   over few names). */
+uint32_t flame_name_id(struct flame_graph *g, const char *name);
+void flame_add_ids(struct flame_graph *g, const uint32_t *ids, const struct flame_frame_info *info,
+                   size_t n, double value, double base);
 
 /* Sum of the values added (the root's value), and of the base values. */
 double flame_total(const struct flame_graph *g);

@@ -48,22 +48,26 @@ static int frame_infos(const struct profile *p, const struct stacks_trace *tr, s
 
 void svgflame_add_stacks(struct flame_graph *g, const struct stacks *s, const struct profile *p, int as_base)
 {
-	/* Names without the "[inline]" suffix, computed once per name id. */
-	const char **plain = xrealloc(NULL, (s->nnames ? s->nnames : 1) * sizeof *plain);
-	char **owned = xrealloc(NULL, (s->nnames ? s->nnames : 1) * sizeof *owned);
+	/* Every display name interned once, without its "[inline]" suffix. */
+	uint32_t *gid = xrealloc(NULL, (s->nnames ? s->nnames : 1) * sizeof *gid);
+	char *tmp = NULL;
+	size_t tcap = 0;
 	for (size_t i = 0; i < s->nnames; i++) {
 		const char *nm = s->names[i].name;
 		size_t len = strlen(nm);
-		owned[i] = NULL;
-		plain[i] = nm;
 		if (s->names[i].inlined && len >= 8 && strcmp(nm + len - 8, "[inline]") == 0) {
-			owned[i] = xrealloc(NULL, len - 7);
-			memcpy(owned[i], nm, len - 8);
-			owned[i][len - 8] = 0;
-			plain[i] = owned[i];
+			if (len > tcap) {
+				tcap = len * 2;
+				tmp = xrealloc(tmp, tcap);
+			}
+			memcpy(tmp, nm, len - 8);
+			tmp[len - 8] = 0;
+			nm = tmp;
 		}
+		gid[i] = flame_name_id(g, nm);
 	}
-	const char **names = NULL;
+	free(tmp);
+	uint32_t *ids = NULL;
 	struct flame_frame_info *info = NULL;
 	size_t cap = 0;
 	for (size_t t = 0; t < s->ntraces; t++) {
@@ -72,26 +76,23 @@ void svgflame_add_stacks(struct flame_graph *g, const struct stacks *s, const st
 			continue;
 		if (tr->nframes > cap) {
 			cap = tr->nframes * 2;
-			names = xrealloc(names, cap * sizeof *names);
+			ids = xrealloc(ids, cap * sizeof *ids);
 			info = xrealloc(info, cap * sizeof *info);
 		}
 		int have = frame_infos(p, tr, info);
 		for (uint32_t i = 0; i < tr->nframes; i++) {
 			uint32_t id = tr->frames[i];
-			names[i] = plain[id];
+			ids[i] = gid[id];
 			if (!have)
 				info[i] = (struct flame_frame_info){NULL, 0, 0};
 			info[i].inlined = s->names[id].inlined; /* the name's own mark decides */
 		}
 		if (as_base)
-			flame_add(g, names, info, tr->nframes, 0, tr->value);
+			flame_add_ids(g, ids, info, tr->nframes, 0, tr->value);
 		else
-			flame_add(g, names, info, tr->nframes, tr->value, 0);
+			flame_add_ids(g, ids, info, tr->nframes, tr->value, 0);
 	}
-	for (size_t i = 0; i < s->nnames; i++)
-		free(owned[i]);
-	free(owned);
-	free(plain);
-	free(names);
+	free(gid);
+	free(ids);
 	free(info);
 }
