@@ -19,6 +19,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "../base/outbuf.h"
 #include "../profile/unbias.h"
 #include "collector.h"
 #include "internal.h"
@@ -38,6 +39,7 @@ struct core_state core;
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_key_t thread_key;
 static int init_state; /* 0 not started, 1 running, 2 done (atomic) */
+static int log_once_live_full, log_once_stacks_full;
 
 /* "Never sample again" countdown: large but far from overflow. */
 #define FAR ((uint64_t)1 << 62)
@@ -98,7 +100,7 @@ static void fork_child(void)
 static void at_exit(void)
 {
 	core_tls.depth++;
-	core_final();
+	dump_final();
 	core_tls.depth--;
 }
 
@@ -140,6 +142,15 @@ void collector_init(void)
 		pthread_atfork(fork_prepare, fork_parent, fork_child);
 		atexit(at_exit);
 		trigger_init();
+	}
+	if (o->verbose) {
+		char num[24], pid[24];
+		fmt_u64(num, core.period);
+		fmt_u64(pid, (uint64_t)getpid());
+		sys_log(core.enabled ? "profiling pid " : "profiling disabled in pid ", pid,
+		        core.enabled ? (o->prof_prefix[0] ? "; dumps under prof_prefix" : "; no automatic dumps")
+		                     : NULL);
+		sys_log("mean sample interval R = ", num, " bytes");
 	}
 	core_tls.depth--;
 	__atomic_store_n(&init_state, 2, __ATOMIC_RELEASE);
@@ -283,11 +294,15 @@ HEAPTAP_TEXT static void record(struct tstate *t, void *p, uint64_t c)
 	if (core.live.n >= core.live.cap) {
 		core.live.dropped_full++;
 		pthread_mutex_unlock(&table_lock);
+		sys_log_once(&log_once_live_full, "live table full (prof_max_live)",
+		             "; further samples are dropped and counted", NULL);
 		return;
 	}
 	int64_t id = stacktab_intern(&core.stacks, pcs, depth);
 	if (id < 0) {
 		pthread_mutex_unlock(&table_lock);
+		sys_log_once(&log_once_stacks_full, "stack table full (prof_max_stacks)",
+		             "; samples with new stacks are dropped and counted", NULL);
 		return;
 	}
 	le.stack = (uint32_t)id;

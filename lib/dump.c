@@ -407,7 +407,7 @@ int collector_dump_path(const char *path)
 	return rc;
 }
 
-void core_final(void)
+void dump_final(void)
 {
 	if (!core.enabled)
 		return;

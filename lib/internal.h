@@ -46,7 +46,7 @@ void dump_fork_prepare(void);
 void dump_fork_parent(void);
 void dump_fork_child(void);
 /* At exit: final dump and leak summary as configured. */
-void core_final(void);
+void dump_final(void);
 
 /* stats.c: the thread registry (rank 3) and counters. */
 void stats_thread_start(struct tstate *t);
