@@ -108,6 +108,103 @@ static int run_dot(const char *dot, const char *type, int in_fd, int out_fd)
 	return 0;
 }
 
+/* Pan and zoom for a standalone SVG: the wheel zooms around the pointer, a drag pans, a
+   double click resets. Works on the viewBox, so dot's layout is untouched. */
+static const char pan_zoom_js[] =
+	"<script type=\"text/ecmascript\"><![CDATA[\n"
+	"(function () {\n"
+	"  var svg = document.documentElement, vb = svg.viewBox.baseVal;\n"
+	"  if (!vb) return;\n"
+	"  var home = [vb.x, vb.y, vb.width, vb.height], drag = null;\n"
+	"  function at(e) {\n"
+	"    var p = svg.createSVGPoint(); p.x = e.clientX; p.y = e.clientY;\n"
+	"    return p.matrixTransform(svg.getScreenCTM().inverse());\n"
+	"  }\n"
+	"  svg.addEventListener('wheel', function (e) {\n"
+	"    e.preventDefault();\n"
+	"    var k = e.deltaY < 0 ? 0.8 : 1.25, p = at(e);\n"
+	"    vb.x = p.x - (p.x - vb.x) * k; vb.y = p.y - (p.y - vb.y) * k;\n"
+	"    vb.width *= k; vb.height *= k;\n"
+	"  }, {passive: false});\n"
+	"  svg.addEventListener('mousedown', function (e) { drag = at(e); svg.style.cursor = 'move'; });\n"
+	"  svg.addEventListener('mousemove', function (e) {\n"
+	"    if (!drag) return;\n"
+	"    var p = at(e); vb.x -= p.x - drag.x; vb.y -= p.y - drag.y;\n"
+	"  });\n"
+	"  window.addEventListener('mouseup', function () { drag = null; svg.style.cursor = ''; });\n"
+	"  svg.addEventListener('dblclick', function () {\n"
+	"    vb.x = home[0]; vb.y = home[1]; vb.width = home[2]; vb.height = home[3];\n"
+	"  });\n"
+	"})();\n"
+	"]]></script>\n";
+
+/* Copies dot's SVG from in_fd to out_fd, made to fill the browser window (width and height
+   100%, the viewBox kept) with pan and zoom added. Returns 0 or 1 (message printed). */
+static int rewrite_svg(int in_fd, int out_fd)
+{
+	size_t cap = 1 << 16, n = 0;
+	char *buf = malloc(cap + 1);
+	for (ssize_t r; buf;) {
+		if (n == cap) {
+			char *nb = realloc(buf, cap * 2 + 1);
+			if (!nb) {
+				free(buf);
+				buf = NULL;
+				break;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		r = read(in_fd, buf + n, cap - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+	}
+	if (!buf) {
+		fprintf(stderr, "heaptap: callgraph: out of memory\n");
+		return 1;
+	}
+	buf[n] = '\0';
+	FILE *f = fdopen(dup(out_fd), "w");
+	if (!f) {
+		free(buf);
+		fprintf(stderr, "heaptap: callgraph: %s\n", strerror(errno));
+		return 1;
+	}
+	char *svg = strstr(buf, "<svg");
+	char *end = svg ? strchr(svg, '>') : NULL;
+	char *close = strstr(buf, "</svg>");
+	if (!svg || !end || !close || close < end) {
+		fwrite(buf, 1, n, f); /* not what dot usually writes: pass it on untouched */
+	} else {
+		fwrite(buf, 1, (size_t)(svg - buf), f);
+		/* the <svg ...> tag with width/height replaced */
+		for (char *p = svg; p <= end;) {
+			if ((strncmp(p, " width=\"", 8) == 0 || strncmp(p, " height=\"", 9) == 0) && p < end) {
+				int w = p[1] == 'w';
+				char *q = strchr(p + (w ? 8 : 9), '"');
+				if (q && q < end) {
+					fputs(w ? " width=\"100%\"" : " height=\"100%\"", f);
+					p = q + 1;
+					continue;
+				}
+			}
+			fputc(*p++, f);
+		}
+		fwrite(end + 1, 1, (size_t)(close - end - 1), f);
+		fputs(pan_zoom_js, f);
+		fputs(close, f);
+	}
+	free(buf);
+	if (fclose(f) != 0) {
+		fprintf(stderr, "heaptap: callgraph: write: %s\n", strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
 static int ends_with(const char *s, const char *suf)
 {
 	size_t n = strlen(s), m = strlen(suf);
@@ -183,7 +280,24 @@ int cmd_callgraph(int argc, char **argv)
 				rc = 1;
 			} else if (fmt != F_DOT) {
 				lseek(tfd, 0, SEEK_SET);
-				rc = run_dot(dot, fmt == F_SVG ? "svg" : "pdf", tfd, out_fd);
+				if (fmt == F_PDF) {
+					rc = run_dot(dot, "pdf", tfd, out_fd);
+				} else {
+					char sv[] = "/tmp/heaptap-svg-XXXXXX";
+					int sfd = mkstemp(sv);
+					if (sfd < 0) {
+						fprintf(stderr, "heaptap: callgraph: %s\n", strerror(errno));
+						rc = 1;
+					} else {
+						unlink(sv);
+						rc = run_dot(dot, "svg", tfd, sfd);
+						if (rc == 0) {
+							lseek(sfd, 0, SEEK_SET);
+							rc = rewrite_svg(sfd, out_fd);
+						}
+						close(sfd);
+					}
+				}
 			}
 		}
 		if (tfd >= 0)

@@ -38,6 +38,11 @@ fi
 dot -Tsvg "$TMP/all.dot" -o "$TMP/check.svg" || { echo "FAIL: dot rejected our dot output"; fail=1; }
 "$HEAPTAP" callgraph --nodefraction=0 -o "$TMP/g.svg" "$new" 2>/dev/null || { echo "FAIL: -o g.svg exited $?"; fail=1; }
 head -c 200 "$TMP/g.svg" | grep -q '<svg\|<?xml' || { echo "FAIL: g.svg is not SVG"; fail=1; }
+grep -q '<svg width="100%" height="100%"' "$TMP/g.svg" || { echo "FAIL: the SVG does not fill the window"; fail=1; }
+grep -q "svg.addEventListener('wheel'" "$TMP/g.svg" || { echo "FAIL: no pan/zoom script in the SVG"; fail=1; }
+if command -v python3 >/dev/null; then
+	python3 -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])' "$TMP/g.svg" || { echo "FAIL: the SVG is not well-formed XML"; fail=1; }
+fi
 for n in leak hog new_site handler main; do
 	grep -q ">$n<" "$TMP/g.svg" || { echo "FAIL: $n missing from the SVG"; fail=1; }
 done
