@@ -23,9 +23,12 @@ void legacy_write(const struct dump_source *src, struct outbuf *ob);
 
 /*
  * The pre-image of an unbiased (objs, bytes) pair for a reader that scales each record by
- * 1/(1 - exp(-avg/R)): bytes' = round(bytes * (1 - exp(-avg/R))), objs' = round(bytes'/avg)
- * with avg = bytes/objs; objs' is at least 1 when bytes' > 0. With R <= 1 the values are
- * only rounded. Non-positive or non-finite inputs give (0, 0).
+ * 1/(1 - exp(-avg/R)): unbias_precompensate's bytes' = round(bytes * (1 - exp(-avg/R))),
+ * objs' = round(bytes'/avg) with avg = bytes/objs (a pair rounding to 0 objects prints as
+ * 0: 0, as jemalloc does; that only happens for estimates below one expected sample). A
+ * pair with 0 objects but some bytes is never returned, because go tool pprof rejects the
+ * whole file for one. With R <= 1 the values are only rounded. Non-positive, non-finite or
+ * absurdly large inputs give (0, 0).
  */
 void legacy_write_precompensate(double objs, double bytes, uint64_t period,
                                 uint64_t *out_objs, uint64_t *out_bytes);
