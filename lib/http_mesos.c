@@ -39,6 +39,21 @@ static int64_t graph_id = -1;
 static char path_raw[640], path_text[640], path_graph[640], path_err[640];
 static char *child_env[1024];
 
+struct cli_job {
+	pid_t pid;             /* 0: none running */
+	int text;              /* 1 text, 0 graph */
+	int64_t id;            /* the run it renders */
+	int64_t deadline_ms;
+	char tmp[660];         /* output while running */
+	char *out;             /* final name (path_text or path_graph) */
+};
+static struct cli_job job;
+/* the last failure per kind (0 graph, 1 text), shown to the requests that waited for it */
+static char job_err[2][256];
+static int64_t job_err_id[2] = {-1, -1};
+static int64_t job_err_ms[2];
+#define JOB_ERR_KEEP_MS 2000
+
 static const char *run_dir_file(char *dst, const char *name)
 {
 	const char *dir = http_tmpdir();
@@ -113,8 +128,13 @@ static int run_finish(void)
 	return rc;
 }
 
+static void job_poll(int64_t now_ms);
+
 int64_t http_mesos_tick(int64_t now_ms)
 {
+	job_poll(now_ms);
+	if (job.pid)
+		return now_ms + 20; /* look at the child again soon */
 	if (!run_active)
 		return -1;
 	if (now_ms >= run_end_ms) {
@@ -126,6 +146,7 @@ int64_t http_mesos_tick(int64_t now_ms)
 
 void http_mesos_atfork_child(void)
 {
+	job.pid = 0; /* the parent's child, not ours */
 	run_active = 0;
 	last_id = text_id = graph_id = -1;
 }
@@ -400,25 +421,40 @@ static char **cli_env(void)
 	return child_env;
 }
 
-/* Runs the CLI with args, stdout into out_path. Returns 0, or -1 with a reason in why. */
-static int run_cli(char *const args[], const char *out_path, char *why, size_t whycap)
+/*
+ * Text and graph files come from a background job: the CLI runs as a child while the server
+ * keeps serving; the requests that need its output wait (http_exchange.wait) and are routed
+ * again once the job is over. One job at a time.
+ */
+
+static void job_fail(int text, int64_t id, const char *why)
+{
+	size_t n = strlen(why);
+	if (n >= sizeof job_err[0])
+		n = sizeof job_err[0] - 1;
+	memcpy(job_err[text], why, n);
+	job_err[text][n] = 0;
+	job_err_id[text] = id;
+	job_err_ms[text] = http_now_ms();
+}
+
+/* Starts the CLI with args, stdout into out. Returns 0, or -1 after job_fail. */
+static int job_start(int text, char *const args[], char *out)
 {
 	char cli[1024];
-	why[0] = 0;
 	if (find_cli(cli, sizeof cli) != 0) {
-		strcpy(why, "heaptap CLI not found on PATH");
+		job_fail(text, last_id, "heaptap CLI not found on PATH");
 		return -1;
 	}
-	if (!run_dir_file(path_err, "cli.stderr")) {
-		strcpy(why, "cannot create the run directory");
+	if (!run_dir_file(path_err, text ? "cli-text.stderr" : "cli-graph.stderr")) {
+		job_fail(text, last_id, "cannot create the run directory");
 		return -1;
 	}
-	char tmp[660];
 	struct outbuf ob;
-	outbuf_init(&ob, tmp, sizeof tmp - 1, -1);
-	outbuf_puts(&ob, out_path);
+	outbuf_init(&ob, job.tmp, sizeof job.tmp - 1, -1);
+	outbuf_puts(&ob, out);
 	outbuf_puts(&ob, ".tmp");
-	tmp[ob.len] = 0;
+	job.tmp[ob.len] = 0;
 	char *argv[8];
 	int k = 0;
 	argv[k++] = cli;
@@ -428,58 +464,74 @@ static int run_cli(char *const args[], const char *out_path, char *why, size_t w
 	posix_spawn_file_actions_t fa;
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_addopen(&fa, 1, tmp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	posix_spawn_file_actions_addopen(&fa, 1, job.tmp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	posix_spawn_file_actions_addopen(&fa, 2, path_err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	pid_t pid;
 	int rc = posix_spawn(&pid, cli, &fa, NULL, argv, cli_env());
 	posix_spawn_file_actions_destroy(&fa);
 	if (rc != 0) {
-		strcpy(why, "cannot run the heaptap CLI");
+		job_fail(text, last_id, "cannot run the heaptap CLI");
 		return -1;
 	}
-	int status = 0, done = 0;
-	int64_t end = http_now_ms() + CLI_TIMEOUT_MS;
-	while (!done) {
-		pid_t w = waitpid(pid, &status, WNOHANG);
-		if (w == pid) {
-			done = 1;
-		} else if (w < 0 && errno != EINTR) {
-			status = 0; /* reaped by the host's SIGCHLD handler: judge by the output */
-			done = 1;
-		} else if (http_now_ms() > end) {
-			kill(pid, SIGKILL);
-			waitpid(pid, &status, 0);
-			unlink(tmp);
-			strcpy(why, "the heaptap CLI timed out");
-			return -1;
-		} else {
-			struct timespec ts = {0, 20 * 1000 * 1000};
-			nanosleep(&ts, NULL);
-		}
+	job.pid = pid;
+	job.text = text;
+	job.id = last_id;
+	job.out = out;
+	job.deadline_ms = http_now_ms() + CLI_TIMEOUT_MS;
+	return 0;
+}
+
+/* Checks on the running job; finishes it when the child is gone or too slow. */
+static void job_poll(int64_t now_ms)
+{
+	if (!job.pid)
+		return;
+	int status = 0;
+	pid_t w = waitpid(job.pid, &status, WNOHANG);
+	if (w == 0 && now_ms < job.deadline_ms)
+		return;
+	if (w == 0) {
+		kill(job.pid, SIGKILL);
+		waitpid(job.pid, &status, 0);
+		unlink(job.tmp);
+		job.pid = 0;
+		job_fail(job.text, job.id, "the heaptap CLI timed out");
+		return;
 	}
+	if (w < 0)
+		status = 0; /* reaped by the host's SIGCHLD handler: judge by the output */
+	job.pid = 0;
 	struct stat st;
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || stat(tmp, &st) != 0 || st.st_size == 0) {
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || stat(job.tmp, &st) != 0 || st.st_size == 0) {
 		/* the first line of its stderr says why */
+		char why[256];
 		int fd = open(path_err, O_RDONLY | O_CLOEXEC);
-		ssize_t n = fd >= 0 ? read(fd, why, whycap - 1) : -1;
+		ssize_t n = fd >= 0 ? read(fd, why, sizeof why - 1) : -1;
 		if (fd >= 0)
 			close(fd);
-		if (n <= 0)
-			n = 0;
-		why[n] = 0;
+		why[n > 0 ? n : 0] = 0;
 		char *nl = strchr(why, '\n');
 		if (nl)
 			*nl = 0;
-		if (!why[0])
-			strcpy(why, "the heaptap CLI failed");
-		unlink(tmp);
-		return -1;
+		unlink(job.tmp);
+		job_fail(job.text, job.id, why[0] ? why : "the heaptap CLI failed");
+		return;
 	}
-	if (rename(tmp, out_path) != 0) {
-		strcpy(why, "cannot rename the output");
-		return -1;
+	if (rename(job.tmp, job.out) != 0) {
+		job_fail(job.text, job.id, "cannot rename the output");
+		return;
 	}
-	return 0;
+	if (job.id == last_id) {
+		if (job.text)
+			text_id = job.id;
+		else
+			graph_id = job.id;
+	}
+}
+
+int http_mesos_busy(void)
+{
+	return job.pid != 0;
 }
 
 static void mesos_download(struct http_exchange *x, const char *kind)
@@ -496,27 +548,36 @@ static void mesos_download(struct http_exchange *x, const char *kind)
 		return;
 	}
 	char *out = text ? path_text : path_graph;
-	int64_t *cached = text ? &text_id : &graph_id;
+	int64_t cached = text ? text_id : graph_id;
+	struct stat st;
+	if (cached == last_id && run_dir_file(out, text ? "symbolized-profile.dump" : "profile.svg") &&
+	    stat(out, &st) == 0) {
+		serve_file(x, out);
+		return;
+	}
+	if (job_err_id[text] == last_id && job_err[text][0] && http_now_ms() - job_err_ms[text] < JOB_ERR_KEEP_MS) {
+		bad(x, 400, "Could not generate file: ", job_err[text], ".");
+		return;
+	}
+	if (job.pid) {
+		x->wait = 1; /* one job at a time: come back when it is over */
+		return;
+	}
 	if (!run_dir_file(out, text ? "symbolized-profile.dump" : "profile.svg")) {
 		bad(x, 400, "Could not generate file: cannot create the run directory.", NULL, NULL);
 		return;
 	}
-	struct stat st;
-	if (*cached != last_id || stat(out, &st) != 0) {
-		if (stat(path_raw, &st) != 0) {
-			bad(x, 400, "Requested file was deleted from local disk.", NULL, NULL);
-			return;
-		}
-		char *targs[] = {"top", path_raw, NULL};
-		char *gargs[] = {"callgraph", "--format=svg", path_raw, NULL};
-		char why[256];
-		if (run_cli(text ? targs : gargs, out, why, sizeof why) != 0) {
-			bad(x, 400, "Could not generate file: ", why, ".");
-			return;
-		}
-		*cached = last_id;
+	if (stat(path_raw, &st) != 0) {
+		bad(x, 400, "Requested file was deleted from local disk.", NULL, NULL);
+		return;
 	}
-	serve_file(x, out);
+	char *targs[] = {"top", path_raw, NULL};
+	char *gargs[] = {"callgraph", "--format=svg", path_raw, NULL};
+	if (job_start(text, text ? targs : gargs, out) != 0) {
+		bad(x, 400, "Could not generate file: ", job_err[text], ".");
+		return;
+	}
+	x->wait = 1;
 }
 
 void http_mesos_dispatch(struct http_exchange *x, const char *route)

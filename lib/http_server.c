@@ -36,9 +36,10 @@
 #define HTTP_READ_MS 10000   /* a request must arrive completely within this */
 #define HTTP_WRITE_MS 60000  /* and its reply must be taken within this */
 #define HTTP_DRAIN_MS 1000   /* after an error reply, unread input is drained this long */
+#define HTTP_WAIT_MS 135000  /* a request may wait this long for a background job (CLI: 120 s) */
 #define HTTP_PATH_MAX 2048
 
-enum conn_state { C_FREE, C_HEAD, C_BODY, C_WRITE, C_DRAIN };
+enum conn_state { C_FREE, C_HEAD, C_BODY, C_WAIT, C_WRITE, C_DRAIN };
 
 struct conn {
 	int fd;
@@ -280,11 +281,21 @@ static void conn_handle(struct conn *c)
 	x->ctype = "text/plain; charset=utf-8";
 	x->body_fd = c->memfd;
 	x->file_fd = -1;
+	x->wait = 0;
 	outbuf_init(&x->ob, x->obuf, sizeof x->obuf, c->memfd);
 	http_body_reset(x);
 
 	http_routes_dispatch(x);
 
+	if (x->wait) {
+		/* parked until the background job is over; then routed again (server_main) */
+		http_body_reset(x);
+		if (c->state != C_WAIT) {
+			c->state = C_WAIT;
+			c->deadline = http_now_ms() + HTTP_WAIT_MS;
+		}
+		return;
+	}
 	outbuf_flush(&x->ob);
 	struct stat st;
 	if (x->file_fd >= 0) {
@@ -476,6 +487,12 @@ static void *server_main(void *arg)
 			if (now >= c->deadline) {
 				conn_close(c);
 				continue;
+			}
+			if (c->state == C_WAIT) {
+				if (!http_mesos_busy())
+					conn_handle(c);
+				if (c->state == C_WAIT || c->state == C_FREE)
+					continue; /* nothing to poll on while parked */
 			}
 			if (c->deadline < next)
 				next = c->deadline;

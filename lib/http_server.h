@@ -33,6 +33,8 @@ struct http_exchange {
 	char obuf[8192];
 	int body_fd;               /* memfd holding the body (owned by the server) */
 	int file_fd;               /* >= 0: serve this file instead of body_fd (the server closes it) */
+	int wait;                  /* 1: no reply yet; route the request again once
+	                              http_mesos_busy() is 0 (a background job is running) */
 };
 
 /* Appends "name: value\r\n" to the extra headers (dropped when they do not fit). */
@@ -83,5 +85,7 @@ void http_mesos_dispatch(struct http_exchange *x, const char *route);
 int64_t http_mesos_tick(int64_t now_ms);
 /* Forgets the run (atfork child: the parent's run is not the child's). */
 void http_mesos_atfork_child(void);
+/* 1 while a background job (the CLI rendering a download) runs. */
+int http_mesos_busy(void);
 
 #endif

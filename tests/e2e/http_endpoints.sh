@@ -43,7 +43,10 @@ json() { # python expression over j (the parsed body)
 
 mkdir -p "$tmp/dumps"
 portc=$(free_port)
-TMPDIR=$tmp HTTP_HOST_CHILD_ADDR=127.0.0.1:$portc HEAPTAP_CLI=$HEAPTAP_PLAIN HEAPTAP_CONF="http:127.0.0.1:$port,prof_prefix:$tmp/dumps/hp,prof_final:false,prof_accum:true" \
+# the CLI behind download/text|graph, slowed down so the test can see the server keep serving
+printf '#!/bin/sh\nsleep 2\nexec "%s" "$@"\n' "$HEAPTAP_PLAIN" >"$tmp/slowcli"
+chmod +x "$tmp/slowcli"
+TMPDIR=$tmp HTTP_HOST_CHILD_ADDR=127.0.0.1:$portc HEAPTAP_CLI=$tmp/slowcli HEAPTAP_CONF="http:127.0.0.1:$port,prof_prefix:$tmp/dumps/hp,prof_final:false,prof_accum:true" \
 	LD_PRELOAD=$HEAPTAP_LIB "$PROG" "$tmp/stop" >"$tmp/out" 2>"$tmp/err" &
 pid=$!
 for _ in $(seq 100); do
@@ -207,8 +210,23 @@ fetch "/memory-profiler/download/raw?id=123"
 grep -qx "Cannot serve requested id #123." "$tmp/body" || fail "wrong id: $(cat "$tmp/body")"
 fetch "/memory-profiler/download/raw?id=12x"
 grep -q "^Invalid parameter 'id'" "$tmp/body" || fail "bad id: $(cat "$tmp/body")"
+# the text is rendered by a child process; meanwhile other requests are answered
+curl -s -o "$tmp/text" "$U/memory-profiler/download/text?id=$id" &
+textpid=$!
+for _ in $(seq 100); do ls "$tmp"/heaptap.*/symbolized-profile.dump.tmp >/dev/null 2>&1 && break; sleep 0.05; done
+t0=$(date +%s%N)
+fetch /pprof/symbol
+t1=$(date +%s%N)
+if [ "$code" = 200 ] && kill -0 $textpid 2>/dev/null; then
+	ok "served /pprof/symbol in $(((t1 - t0) / 1000000)) ms while the CLI renders the text"
+else
+	fail "no answer while the CLI runs (code $code)"
+fi
+wait $textpid
+cp "$tmp/text" "$tmp/body"
+grep -q 'hog_alloc' "$tmp/body" || fail "text download lacks hog_alloc: $(head -5 "$tmp/body")"
 fetch "/memory-profiler/download/text?id=$id"
-expect_code 200 "download/text (heaptap top)"
+expect_code 200 "download/text again (cached)"
 grep -q 'hog_alloc' "$tmp/body" || fail "text download lacks hog_alloc: $(head -5 "$tmp/body")"
 fetch "/memory-profiler/download/graph?id=$id"
 expect_code 200 "download/graph (heaptap callgraph --format=svg)"
