@@ -78,6 +78,22 @@ grep -qE '^ +8388608 +[0-9.]+% +[0-9.]+% +8388608 +[0-9.]+% cache_fill$' <("$HEA
 grep -qE '^ +60000 +[0-9.]+% +[0-9.]+% +60000 +[0-9.]+% open_session$' <("$HEAPTAP" top --inuse_objects "$BIN" "$dump") ||
 	{ echo "FAIL: open_session is not exactly 60000 objects"; fail=1; }
 
+# With prof_accum the dump also carries what was allocated in total (the freed churn included).
+mkdir -p "$TMP/acc"
+(cd "$TMP/acc" && LD_PRELOAD=$JE MALLOC_CONF=prof:true,prof_final:true,prof_accum:true,lg_prof_sample:0 "$BIN" >/dev/null) || { echo "FAIL: leaky under jemalloc (accum) failed"; exit 1; }
+adump=$(ls "$TMP"/acc/jeprof.*.f.heap 2>/dev/null | head -n 1)
+compare je-alloc_space "$adump" --alloc_space
+compare je-alloc_objects "$adump" --alloc_objects
+# --cum puts libc's entry points first, whose alias names differ between addr2line and heaptap's
+# symbolizer; compare the program's own rows (in order, with every column).
+jeprof --text --cum "$BIN" "$adump" 2>/dev/null | grep -E ' (main|handle_request|cache_fill|open_session)$' >"$TMP/jc.txt"
+"$HEAPTAP" top --cum "$BIN" "$adump" 2>/dev/null | grep -E ' (main|handle_request|cache_fill|open_session)$' >"$TMP/hc.txt"
+if [ "$(wc -l <"$TMP/jc.txt")" = 4 ] && diff "$TMP/jc.txt" "$TMP/hc.txt" >"$TMP/d.txt"; then
+	echo "ok[je-cum]: the program's 4 rows equal"
+else
+	echo "FAIL[je-cum] (< jeprof, > heaptap):"; cat "$TMP/d.txt" "$TMP/jc.txt"; fail=1
+fi
+
 # 2. heaptap's collector, when it is built and writes a dump.
 if [ -f "$HEAPTAP_LIB" ]; then
 	mkdir -p "$TMP/ht"
