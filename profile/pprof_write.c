@@ -216,6 +216,7 @@ struct walk {
 	const struct dump_source *src;
 	struct pbwrite *pb;
 	struct loctab locs;
+	uint64_t *ids;        /* max_depth location ids of the stack being written */
 	uint64_t next_id;
 	int err;
 	/* pre-pass results */
@@ -280,15 +281,19 @@ static int write_stack(void *ctx, const struct dump_stack *st)
 	struct walk *w = ctx;
 	struct pbwrite *pb = w->pb;
 	/* pcs are return addresses: every frame is looked up at pc - 1 (inside the call). */
+	if (st->depth > w->max_depth) {
+		w->err = -EINVAL; /* the snapshot changed between the two walks */
+		return 1;
+	}
 	for (uint32_t i = 0; i < st->depth; i++) {
-		location_of(w, (uint64_t)st->pcs[i] - 1);
+		w->ids[i] = location_of(w, (uint64_t)st->pcs[i] - 1);
 		if (w->err)
 			return 1;
 	}
 	size_t s = pbwrite_begin(pb, P_SAMPLE);
 	size_t ids = pbwrite_begin(pb, S_LOCATION_ID);
 	for (uint32_t i = 0; i < st->depth; i++)
-		pbwrite_raw_varint(pb, loctab_slot(&w->locs, (uint64_t)st->pcs[i] - 1)->id);
+		pbwrite_raw_varint(pb, w->ids[i]);
 	pbwrite_end(pb, ids);
 	size_t vals = pbwrite_begin(pb, S_VALUE);
 	pbwrite_raw_varint(pb, (uint64_t)to_i64(st->alloc_objs));
@@ -407,10 +412,12 @@ int pprof_write(const struct dump_source *src, int fd)
 	if (pbcap < PB_MIN_SIZE)
 		pbcap = PB_MIN_SIZE;
 	pbcap = page_round(pbcap);
-	size_t total = pbcap + ZOUT_SIZE + ZARENA_SIZE;
+	size_t idsize = page_round(((size_t)w.max_depth + 1) * sizeof(uint64_t));
+	size_t total = pbcap + ZOUT_SIZE + ZARENA_SIZE + idsize;
 	uint8_t *scratch = scratch_map(total);
 	if (!scratch)
 		return -ENOMEM;
+	w.ids = (uint64_t *)(void *)(scratch + pbcap + ZOUT_SIZE + ZARENA_SIZE);
 
 	size_t want = 1024;
 	while (want < 2 * w.nframes && want < (1u << 16))
