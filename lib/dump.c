@@ -26,6 +26,7 @@
 #include "maps.h"
 #include "options.h"
 #include "sys.h"
+#include "unwind.h"
 
 static pthread_mutex_t dump_mutex = PTHREAD_MUTEX_INITIALIZER;
 
@@ -124,14 +125,17 @@ static int take_snapshot(void)
 		}
 	}
 	const double one = (double)(1u << STACKTAB_OBJS_SHIFT);
+	unwind_refresh();
 	core_lock_tables();
 	for (uint32_t id = 0; id < core.stacks.n && nsnaps < snaps_cap; id++) {
 		const struct stack_entry *e = stacktab_get(&core.stacks, id);
 		if (e->live_objs_fp == 0 && e->alloc_objs_fp == 0)
 			continue;
 		struct snap *s = &snaps[nsnaps++];
-		s->pool_off = e->pool_off;
-		s->depth = e->depth;
+		/* operator new frames of a libstdc++ loaded after the sample are stripped here */
+		uint32_t skip = unwind_strip(stacktab_pcs(&core.stacks, e), e->depth);
+		s->pool_off = e->pool_off + skip;
+		s->depth = e->depth - skip;
 		s->live_objs = (double)e->live_objs_fp / one;
 		s->live_bytes = (double)e->live_bytes_fp;
 		s->alloc_objs = (double)e->alloc_objs_fp / one;

@@ -9,12 +9,15 @@
 #include <dlfcn.h>
 #include <link.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <string.h>
 
 #include <libunwind.h>
 
 #include "core.h"
 #include "options.h"
+#include "real.h"
+#include "sys.h"
 
 extern char __start_heaptap_text[] __attribute__((visibility("hidden")));
 extern char __stop_heaptap_text[] __attribute__((visibility("hidden")));
@@ -31,11 +34,22 @@ static const char *const new_syms[] = {
 	"_ZnwmSt11align_val_tRKSt9nothrow_t", "_ZnamSt11align_val_tRKSt9nothrow_t",
 };
 
-void unwind_init(void)
+/* dl_iterate_phdr's count of objects ever loaded, when the ranges were last looked up */
+static unsigned long long seen_adds;
+static int refreshing; /* atomic: one thread refreshes at a time */
+
+static int read_adds(struct dl_phdr_info *info, size_t size, void *arg)
 {
-	nranges = 0;
-	for (size_t i = 0; i < sizeof new_syms / sizeof new_syms[0] && nranges < MAX_RANGES; i++) {
-		void *addr = dlsym(RTLD_DEFAULT, new_syms[i]);
+	if (size >= offsetof(struct dl_phdr_info, dlpi_adds) + sizeof info->dlpi_adds)
+		*(unsigned long long *)arg = info->dlpi_adds;
+	return 1; /* the first object is enough */
+}
+
+/* Adds the ranges of the operator new variants visible through handle, skipping known ones. */
+static void add_ranges(void *handle, int *n)
+{
+	for (size_t i = 0; i < sizeof new_syms / sizeof new_syms[0] && *n < MAX_RANGES; i++) {
+		void *addr = dlsym(handle, new_syms[i]);
 		if (!addr)
 			continue;
 		Dl_info info;
@@ -44,17 +58,72 @@ void unwind_init(void)
 			continue;
 		uintptr_t lo = (uintptr_t)info.dli_saddr;
 		uintptr_t hi = lo + (sym->st_size ? sym->st_size : 1);
-		ranges[nranges].lo = lo;
-		ranges[nranges].hi = hi;
-		nranges++;
+		int dup = 0;
+		for (int k = 0; k < *n; k++)
+			dup |= ranges[k].lo == lo;
+		if (dup)
+			continue;
+		ranges[*n].lo = lo;
+		ranges[*n].hi = hi;
+		(*n)++;
 	}
+}
+
+struct cxx_libs {
+	char path[4][512];
+	int n;
+};
+
+static int find_cxx(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	struct cxx_libs *c = arg;
+	if (c->n < 4 && info->dlpi_name && strstr(info->dlpi_name, "libstdc++"))
+		sys_strlcpy(c->path[c->n++], info->dlpi_name, sizeof c->path[0]);
+	return 0;
+}
+
+void unwind_init(void)
+{
+	unsigned long long adds = 0;
+	dl_iterate_phdr(read_adds, &adds);
+	__atomic_store_n(&seen_adds, adds, __ATOMIC_RELAXED);
+	/* readers see either the old count or the new one; entries are written in between */
+	__atomic_store_n(&nranges, 0, __ATOMIC_RELEASE);
+	int n = 0;
+	add_ranges(RTLD_DEFAULT, &n);
+	/* a libstdc++ loaded with RTLD_LOCAL (by a dlopen'ed plugin) is not in the global scope */
+	struct cxx_libs libs;
+	libs.n = 0;
+	dl_iterate_phdr(find_cxx, &libs);
+	for (int i = 0; i < libs.n; i++) {
+		void *h = dlopen(libs.path[i], RTLD_LAZY | RTLD_NOLOAD);
+		if (!h)
+			continue;
+		add_ranges(h, &n);
+		real.dlclose(h); /* not our dlclose: nothing is unloaded here */
+	}
+	__atomic_store_n(&nranges, n, __ATOMIC_RELEASE);
+}
+
+void unwind_refresh(void)
+{
+	unsigned long long adds = 0;
+	dl_iterate_phdr(read_adds, &adds);
+	if (adds == __atomic_load_n(&seen_adds, __ATOMIC_RELAXED))
+		return;
+	if (__atomic_exchange_n(&refreshing, 1, __ATOMIC_ACQUIRE))
+		return;
+	unwind_init();
+	__atomic_store_n(&refreshing, 0, __ATOMIC_RELEASE);
 }
 
 int unwind_is_internal(uintptr_t pc)
 {
 	if (pc >= (uintptr_t)__start_heaptap_text && pc < (uintptr_t)__stop_heaptap_text)
 		return 1;
-	for (int i = 0; i < nranges; i++)
+	int n = __atomic_load_n(&nranges, __ATOMIC_ACQUIRE);
+	for (int i = 0; i < n; i++)
 		if (pc > ranges[i].lo && pc <= ranges[i].hi)
 			return 1;
 	return 0;
@@ -105,6 +174,14 @@ HEAPTAP_TEXT static uint32_t walk_fp(uintptr_t *pcs, uint32_t max)
 		fp = next;
 	}
 	return n;
+}
+
+uint32_t unwind_strip(const uintptr_t *pcs, uint32_t depth)
+{
+	uint32_t skip = 0;
+	while (skip + 1 < depth && unwind_is_internal(pcs[skip]))
+		skip++;
+	return skip;
 }
 
 HEAPTAP_TEXT uint32_t unwind_capture(uintptr_t *pcs, uint32_t max, int mode)

@@ -20,6 +20,16 @@ void unwind_init(void);
    could be unwound, then 0). mode is enum unwind_mode (options.h). */
 uint32_t unwind_capture(uintptr_t *pcs, uint32_t max, int mode);
 
+/* Looks the operator new ranges up again if objects were loaded since the last look-up (a
+   libstdc++ that a dlopen'ed plugin brought in with RTLD_LOCAL). Uses dlopen(RTLD_NOLOAD) and
+   dlsym, so it must NOT run inside the dynamic loader (e.g. from a sample taken during
+   dlopen): dump.c calls it before each snapshot. Raise the reentrancy depth around it. */
+void unwind_refresh(void);
+
+/* Number of leading frames of pcs[0..depth) that unwind_is_internal (keeps at least one):
+   applied again at dump time, with ranges refreshed since the capture. */
+uint32_t unwind_strip(const uintptr_t *pcs, uint32_t depth);
+
 /* 1 if pc lies in the profiler's own code or in an operator new variant. */
 int unwind_is_internal(uintptr_t pc);
 
