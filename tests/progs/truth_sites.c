@@ -1,12 +1,14 @@
 /*
  * truth_sites.c - a known-truth program for the accuracy tests: distinct non-inlined functions
  * ("sites") each keep a known number of bytes live until exit (small objects, large ones,
- * calloc, realloc growth chains, posix_memalign/aligned_alloc, one site per thread) and one
- * site allocates and frees everything (~0 live). It is not a benchmark and checks nothing.
+ * calloc, realloc growth chains, posix_memalign/aligned_alloc, mixed sizes on one stack, one
+ * site per thread) and one site allocates and frees everything (~0 live). It is not a
+ * benchmark and checks nothing.
  *
  * Usage: truth_sites exact|sampled TRUTHFILE
  *   exact    ~30 MiB live, for lg_prof_sample:0 (every allocation recorded)
- *   sampled  ~330 MiB live, every site but the thread ones >= 8 MiB, for the default rate
+ *   sampled  ~340 MiB live, every site but site_mixed and the thread ones >= 8 MiB, for the
+ *            default rate
  *            (sized so 5% is >= 4.5 sigma of the mean over 24 runs: docs/DESIGN.md)
  * TRUTHFILE gets one line per site (format in tests/e2e/lib/README.md):
  *   site <function> req=<bytes> usable=<bytes> col=flat objs=<count>x<size>[+<count>x<size>...]
@@ -165,6 +167,21 @@ __attribute__((noinline)) static void site_memalign(size_t n)
 	}
 }
 
+/* 3 MiB of 64-byte objects and four 1 MiB objects from ONE call instruction, so one stack
+   mixes sizes: jeprof scales a stack by its average size, so only pre-compensated counts
+   (docs/DESIGN.md section 4) give the right total. Kept under 8 MiB on purpose. */
+__attribute__((noinline)) static void site_mixed(void)
+{
+	struct site *s = site_add("site_mixed");
+	for (size_t i = 0; i < 49156; i++) {
+		size_t sz = i % 12289 == 0 ? (size_t)1 << 20 : 64;
+		void *p = malloc(sz);
+		NO_TAIL();
+		keep_ptr(p);
+		site_count(s, p, sz);
+	}
+}
+
 /* Allocates and frees: nothing of it is live at the end. */
 __attribute__((noinline)) static void site_churn(size_t rounds)
 {
@@ -251,7 +268,7 @@ int main(int argc, char **argv)
 	thread_nsmall = sampled ? 128 : 40;
 	thread_nbig = sampled ? 8 : 2;
 
-	capkeep = n_small + n_large + n_calloc + n_realloc + 2 * n_memalign +
+	capkeep = n_small + n_large + n_calloc + n_realloc + 2 * n_memalign + 49156 +
 		  4 * (thread_nsmall + thread_nbig) + 16;
 	keep = calloc(capkeep, sizeof *keep);
 	if (!keep)
@@ -266,6 +283,8 @@ int main(int argc, char **argv)
 	site_realloc(n_realloc);
 	NO_TAIL();
 	site_memalign(n_memalign);
+	NO_TAIL();
+	site_mixed();
 	NO_TAIL();
 	site_churn(churn);
 	NO_TAIL();
