@@ -90,12 +90,15 @@ best() { # runs "$@" 3 times, prints the best wall time in seconds
 }
 
 t_ht=$(best "$H" flame "$d/bigprog" "$d/big.heap" -o "$d/big.svg")
-"$H" flame "$d/bigprog" "$d/big.heap" -o "$d/big.svg"
+ht_cpu=$(TIMEFORMAT='%3U %3S'; { time "$H" flame "$d/bigprog" "$d/big.heap" -o "$d/big.svg" 2>/dev/null; } 2>&1 |
+	awk '{printf "%.3f", $1 + $2}')
 frames=$(grep -c '^<g' "$d/big.svg")
 t_collapsed=$(best "$H" collapsed "$d/bigprog" "$d/big.heap")
 t_je=n/a
 if command -v jeprof >/dev/null; then
-	t_je=$(best sh -c "jeprof --collapsed '$d/bigprog' '$d/big.heap' >'$d/je.collapsed'")
+	# one run: it takes tens of seconds
+	t0=$(date +%s.%N)
+	jeprof --collapsed "$d/bigprog" "$d/big.heap" >"$d/je.collapsed" 2>/dev/null && t_je=$(printf '%.3f' "$(echo "$(date +%s.%N) - $t0" | bc)")
 fi
 
 # ---- load time in headless Chromium: navigation start -> the script has initialised ----
@@ -127,14 +130,15 @@ EOF
 fi
 
 {
-	echo "flame graph benchmark ($(date -u +%Y-%m-%dT%H:%MZ), best of 3)"
+	echo "flame graph benchmark ($(date -u +%Y-%m-%dT%H:%MZ), best of 3, load average $(cut -d' ' -f1 /proc/loadavg))"
 	echo "  input                         $(grep -c '^@' "$d/big.heap") stacks over $NFUNCS functions"
-	echo "  heaptap flame (dump -> SVG)   $t_ht s   ($frames frames drawn, $(du -h "$d/big.svg" | cut -f1) SVG)"
+	echo "  heaptap flame (dump -> SVG)   $t_ht s   ($frames frames drawn, $(du -h "$d/big.svg" | cut -f1) SVG; CPU $ht_cpu s)"
 	echo "  heaptap collapsed             $t_collapsed s"
-	echo "  jeprof --collapsed            $t_je s   (flamegraph.pl not available: not packaged for Debian)"
+	echo "  jeprof --collapsed            $t_je s   (one run; flamegraph.pl is not packaged for Debian)"
 	echo "  SVG load in headless Chromium $t_load s   (navigation to initialised script)"
 	if [ "$t_je" != n/a ] && [ "$t_je" != 999 ]; then
 		echo "  ratio jeprof/heaptap          $(echo "scale=1; $t_je / $t_ht" | bc)x"
 	fi
-	(($(echo "$t_ht < 0.5" | bc))) && echo "  goal (< 0.5 s end to end)     met" || echo "  goal (< 0.5 s end to end)     NOT met"
+	# On a shared machine the wall time includes waiting for a core; the CPU time does not.
+	echo "  goal (< 0.5 s end to end)     wall $( (($(echo "$t_ht < 0.5" | bc))) && echo met || echo 'not met'), CPU $( (($(echo "$ht_cpu < 0.5" | bc))) && echo met || echo 'not met')"
 } | tee "$OUT/flame.txt"

@@ -5,5 +5,6 @@ set -u
 cd "$(dirname "$0")/.."
 rc=0
 bench/overhead.sh || rc=1
+bench/flame.sh || rc=1
 bench/fastpath.sh || rc=1
 exit $rc

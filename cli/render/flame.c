@@ -20,33 +20,48 @@
 struct fnode {
 	uint32_t name;    /* index into names */
 	uint32_t parent;
-	uint32_t child;   /* first child (in name order once laid out, for drawn frames) */
+	uint32_t child;   /* first child; siblings are in name order */
 	uint32_t sibling; /* next sibling */
 	uint32_t depth;   /* root = 0 */
 	int32_t line;
 	uint32_t inl;
-	const char *file; /* interned, or NULL */
+	uint32_t file;    /* index into names, or NONE */
 	double v, vb;     /* value, base value */
-	double x;         /* value offset of the left edge from the root's, after layout */
+	double x;         /* value offset of the left edge from the root's */
 };
 
-struct centry {
-	uint32_t parent, key; /* key = name << 1 | inl */
-	uint32_t node;        /* NONE when the slot is empty */
+/* A stack as added, waiting for the tree to be built. */
+struct pending {
+	uint32_t off, n;  /* frames[off .. off+n), root first */
+	double v, vb;
+};
+
+/* One frame as added. */
+struct pframe {
+	uint32_t key;     /* name << 1 | inlined */
+	uint32_t file;    /* index into names, or NONE */
+	int32_t line;
 };
 
 struct flame_graph {
 	int reverse;
+	/* what was added */
+	struct pending *stacks;
+	size_t nstacks, stacks_cap;
+	struct pframe *frames;
+	size_t nframes, frames_cap;
+	double total, base_total;
+	/* the merged tree, built from the above when needed */
 	struct fnode *nodes;
 	size_t nnodes, cap;
-	/* child lookup: open addressing keyed by (parent, name, inl) */
-	struct centry *ctab;
-	size_t ctab_cap;
+	int built;
 	/* interned strings */
 	char **names;
 	size_t nnames, names_cap;
 	uint32_t *stab;
 	size_t stab_cap;
+	const char *last_file;  /* the last file pointer interned, and its id: frames of one */
+	uint32_t last_file_id;  /* profile share pointers, so most look-ups stop here */
 };
 
 static void *xrealloc(void *p, size_t n)
@@ -116,71 +131,13 @@ static uint32_t intern(struct flame_graph *g, const char *s)
 	return (uint32_t)g->nnames++;
 }
 
-static uint64_t child_key(uint32_t parent, uint32_t name, uint32_t inl)
-{
-	return mix(((uint64_t)parent << 32) ^ ((uint64_t)name << 1) ^ inl);
-}
-
-static void ctab_grow(struct flame_graph *g)
-{
-	size_t cap = g->ctab_cap ? g->ctab_cap * 2 : 4096;
-	struct centry *t = xrealloc(NULL, cap * sizeof *t);
-	memset(t, 0xff, cap * sizeof *t);
-	for (size_t i = 1; i < g->nnodes; i++) {
-		const struct fnode *n = &g->nodes[i];
-		size_t j = child_key(n->parent, n->name, n->inl) & (cap - 1);
-		while (t[j].node != NONE)
-			j = (j + 1) & (cap - 1);
-		t[j] = (struct centry){n->parent, n->name << 1 | n->inl, (uint32_t)i};
-	}
-	free(g->ctab);
-	g->ctab = t;
-	g->ctab_cap = cap;
-}
-
-static uint32_t new_node(struct flame_graph *g, uint32_t parent, uint32_t name, uint32_t inl)
-{
-	if (g->nnodes == g->cap) {
-		g->cap = g->cap ? g->cap * 2 : 1024;
-		g->nodes = xrealloc(g->nodes, g->cap * sizeof *g->nodes);
-	}
-	struct fnode *n = &g->nodes[g->nnodes];
-	memset(n, 0, sizeof *n);
-	n->name = name;
-	n->parent = parent;
-	n->child = NONE;
-	n->sibling = parent == NONE ? NONE : g->nodes[parent].child;
-	n->inl = inl;
-	n->depth = parent == NONE ? 0 : g->nodes[parent].depth + 1;
-	if (parent != NONE)
-		g->nodes[parent].child = (uint32_t)g->nnodes;
-	return (uint32_t)g->nnodes++;
-}
-
-static uint32_t get_child(struct flame_graph *g, uint32_t parent, uint32_t name, uint32_t inl)
-{
-	if ((g->nnodes + 1) * 2 > g->ctab_cap)
-		ctab_grow(g);
-	/* The key lives in the table, so a probe touches no node: on a large profile the tree does
-	   not fit in the cache, and this halves the misses per frame. */
-	uint32_t key = name << 1 | inl;
-	size_t j = child_key(parent, name, inl) & (g->ctab_cap - 1);
-	while (g->ctab[j].node != NONE) {
-		if (g->ctab[j].parent == parent && g->ctab[j].key == key)
-			return g->ctab[j].node;
-		j = (j + 1) & (g->ctab_cap - 1);
-	}
-	uint32_t id = new_node(g, parent, name, inl);
-	g->ctab[j] = (struct centry){parent, key, id};
-	return id;
-}
-
 struct flame_graph *flame_new(int reverse)
 {
 	struct flame_graph *g = xrealloc(NULL, sizeof *g);
 	memset(g, 0, sizeof *g);
 	g->reverse = reverse;
-	new_node(g, NONE, intern(g, "all"), 0);
+	g->last_file_id = NONE;
+	intern(g, "all");
 	return g;
 }
 
@@ -192,7 +149,8 @@ void flame_free(struct flame_graph *g)
 		free(g->names[i]);
 	free(g->names);
 	free(g->stab);
-	free(g->ctab);
+	free(g->stacks);
+	free(g->frames);
 	free(g->nodes);
 	free(g);
 }
@@ -205,23 +163,32 @@ uint32_t flame_name_id(struct flame_graph *g, const char *name)
 void flame_add_ids(struct flame_graph *g, const uint32_t *ids, const struct flame_frame_info *info, size_t n,
                    double value, double base)
 {
-	uint32_t cur = 0;
-	g->nodes[0].v += value;
-	g->nodes[0].vb += base;
+	g->built = 0;
+	g->total += value;
+	g->base_total += base;
+	if (g->nstacks == g->stacks_cap) {
+		g->stacks_cap = g->stacks_cap ? g->stacks_cap * 2 : 1024;
+		g->stacks = xrealloc(g->stacks, g->stacks_cap * sizeof *g->stacks);
+	}
+	if (g->nframes + n > g->frames_cap) {
+		g->frames_cap = (g->nframes + n) * 2 + 4096;
+		g->frames = xrealloc(g->frames, g->frames_cap * sizeof *g->frames);
+	}
+	g->stacks[g->nstacks++] = (struct pending){(uint32_t)g->nframes, (uint32_t)n, value, base};
 	for (size_t k = 0; k < n; k++) {
 		size_t i = g->reverse ? n - 1 - k : k;
-		uint32_t inl = info && info[i].inlined ? 1 : 0;
-		uint32_t c = get_child(g, cur, ids[i], inl);
-		struct fnode *node = &g->nodes[c];
-		if (!node->file && info && info[i].file && info[i].file[0]) {
-			const char *f = g->names[intern(g, info[i].file)];
-			node = &g->nodes[c];
-			node->file = f;
-			node->line = info[i].line;
+		struct pframe *f = &g->frames[g->nframes++];
+		f->key = ids[i] << 1 | (info && info[i].inlined ? 1u : 0u);
+		f->file = NONE;
+		f->line = 0;
+		if (info && info[i].file && info[i].file[0]) {
+			if (info[i].file != g->last_file) {
+				g->last_file_id = intern(g, info[i].file);
+				g->last_file = info[i].file;
+			}
+			f->file = g->last_file_id;
+			f->line = info[i].line;
 		}
-		node->v += value;
-		node->vb += base;
-		cur = c;
 	}
 }
 
@@ -237,94 +204,151 @@ void flame_add(struct flame_graph *g, const char *const *names, const struct fla
 
 double flame_total(const struct flame_graph *g)
 {
-	return g->nodes[0].v;
+	return g->total;
 }
 
 double flame_base_total(const struct flame_graph *g)
 {
-	return g->nodes[0].vb;
+	return g->base_total;
 }
 
-size_t flame_nframes(const struct flame_graph *g)
-{
-	return g->nnodes;
-}
+/* ---- the tree ---- */
 
-/* ---- layout ---- */
-
-struct sort_ctx {
-	const struct fnode *nodes;
-	const uint32_t *rank; /* name id -> position in byte order */
-};
-static struct sort_ctx sort_ctx;
-
-static int cmp_sibling(const void *a, const void *b)
-{
-	const struct fnode *x = &sort_ctx.nodes[*(const uint32_t *)a];
-	const struct fnode *y = &sort_ctx.nodes[*(const uint32_t *)b];
-	uint32_t rx = sort_ctx.rank[x->name], ry = sort_ctx.rank[y->name];
-	if (rx != ry)
-		return rx < ry ? -1 : 1;
-	return (int)x->inl - (int)y->inl;
-}
-
-static const struct flame_graph *name_graph;
+/*
+ * Builds the merged tree without hashing: the stacks are sorted by their frame sequences (names
+ * in byte order, then the inline mark), so stacks that share a prefix are neighbours. One pass
+ * then walks them, reusing the previous stack's nodes for the common prefix and appending new
+ * nodes for the rest; children come out in name order and nodes in depth-first order, and the
+ * memory touched is mostly the path just used. On a dump with 90,000 stacks this is several
+ * times faster than a hash table of (parent, name) -> child, whose probes all miss the cache.
+ */
+static const struct flame_graph *sort_graph;
+static const uint32_t *sort_rkey; /* per frame: rank(name) << 1 | inline */
 
 static int cmp_name(const void *a, const void *b)
 {
-	return strcmp(name_graph->names[*(const uint32_t *)a], name_graph->names[*(const uint32_t *)b]);
+	return strcmp(sort_graph->names[*(const uint32_t *)a], sort_graph->names[*(const uint32_t *)b]);
 }
 
-/* Orders the children of every drawn frame by name and computes their left offsets (in value
-   units). Frames that are not drawn keep their children unordered: nothing needs them, and a
-   large profile has far more of those than of drawn ones. */
-static void layout(struct flame_graph *g, const unsigned char *draw)
+static int cmp_stack(const void *a, const void *b)
 {
-	uint32_t *byname = xrealloc(NULL, g->nnames * sizeof *byname);
-	uint32_t *rank = xrealloc(NULL, g->nnames * sizeof *rank);
-	for (size_t i = 0; i < g->nnames; i++)
+	const struct pending *x = &sort_graph->stacks[*(const uint32_t *)a];
+	const struct pending *y = &sort_graph->stacks[*(const uint32_t *)b];
+	const uint32_t *kx = sort_rkey + x->off, *ky = sort_rkey + y->off;
+	uint32_t n = x->n < y->n ? x->n : y->n;
+	for (uint32_t i = 0; i < n; i++)
+		if (kx[i] != ky[i])
+			return kx[i] < ky[i] ? -1 : 1;
+	if (x->n != y->n)
+		return x->n < y->n ? -1 : 1;
+	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1; /* stable */
+}
+
+static uint32_t new_node(struct flame_graph *g, uint32_t parent, uint32_t key)
+{
+	if (g->nnodes == g->cap) {
+		g->cap = g->cap ? g->cap * 2 : 1024;
+		g->nodes = xrealloc(g->nodes, g->cap * sizeof *g->nodes);
+	}
+	struct fnode *n = &g->nodes[g->nnodes];
+	memset(n, 0, sizeof *n);
+	n->name = key >> 1;
+	n->inl = key & 1;
+	n->parent = parent;
+	n->child = n->sibling = n->file = NONE;
+	n->depth = parent == NONE ? 0 : g->nodes[parent].depth + 1;
+	return (uint32_t)g->nnodes++;
+}
+
+static void build(struct flame_graph *g)
+{
+	if (g->built)
+		return;
+	g->nnodes = 0;
+	new_node(g, NONE, 0); /* the root, "all" (name 0) */
+	g->nodes[0].v = g->total;
+	g->nodes[0].vb = g->base_total;
+
+	size_t nn = g->nnames, ns = g->nstacks;
+	uint32_t *byname = xrealloc(NULL, nn * sizeof *byname), *rank = xrealloc(NULL, nn * sizeof *rank);
+	for (size_t i = 0; i < nn; i++)
 		byname[i] = (uint32_t)i;
-	name_graph = g;
-	qsort(byname, g->nnames, sizeof *byname, cmp_name);
-	name_graph = NULL;
-	for (size_t i = 0; i < g->nnames; i++)
+	sort_graph = g;
+	qsort(byname, nn, sizeof *byname, cmp_name);
+	for (size_t i = 0; i < nn; i++)
 		rank[byname[i]] = (uint32_t)i;
-	free(byname);
-	sort_ctx.nodes = g->nodes;
-	sort_ctx.rank = rank;
-	uint32_t *kids = NULL;
-	size_t cap = 0;
-	g->nodes[0].x = 0;
-	/* Parents precede their children in index order, so one pass places everything. */
-	for (size_t i = 0; i < g->nnodes; i++) {
-		if (!draw[i])
-			continue;
-		size_t nk = 0;
-		for (uint32_t c = g->nodes[i].child; c != NONE; c = g->nodes[c].sibling) {
-			if (nk == cap) {
-				cap = cap ? cap * 2 : 64;
-				kids = xrealloc(kids, cap * sizeof *kids);
+	uint32_t *rkey = xrealloc(NULL, (g->nframes ? g->nframes : 1) * sizeof *rkey);
+	for (size_t i = 0; i < g->nframes; i++)
+		rkey[i] = rank[g->frames[i].key >> 1] << 1 | (g->frames[i].key & 1);
+	uint32_t *ord = xrealloc(NULL, (ns ? ns : 1) * sizeof *ord);
+	for (size_t i = 0; i < ns; i++)
+		ord[i] = (uint32_t)i;
+	sort_rkey = rkey;
+	qsort(ord, ns, sizeof *ord, cmp_stack);
+	sort_graph = NULL;
+	sort_rkey = NULL;
+
+	/* path[k]: the node at depth k+1 of the previous stack; prev = that stack */
+	uint32_t *path = NULL;
+	size_t path_cap = 0, plen = 0;
+	const uint32_t *prev = NULL;
+	for (size_t s = 0; s < ns; s++) {
+		const struct pending *st = &g->stacks[ord[s]];
+		const uint32_t *key = rkey + st->off;
+		const struct pframe *fr = g->frames + st->off;
+		size_t common = 0;
+		while (common < plen && common < st->n && key[common] == prev[common])
+			common++;
+		if (st->n > path_cap) {
+			path_cap = st->n * 2;
+			path = xrealloc(path, path_cap * sizeof *path);
+		}
+		for (size_t k = common; k < st->n; k++) {
+			uint32_t parent = k ? path[k - 1] : 0;
+			uint32_t id = new_node(g, parent, fr[k].key);
+			/* the previous stack's node at this depth is the previous sibling when it had the
+			   same parent, i.e. when the stacks diverge exactly here */
+			if (k == common && k < plen)
+				g->nodes[path[k]].sibling = id;
+			else
+				g->nodes[parent].child = id;
+			path[k] = id;
+		}
+		for (size_t k = 0; k < st->n; k++) {
+			struct fnode *n = &g->nodes[path[k]];
+			n->v += st->v;
+			n->vb += st->vb;
+			if (n->file == NONE && fr[k].file != NONE) {
+				n->file = fr[k].file;
+				n->line = fr[k].line;
 			}
-			kids[nk++] = c;
 		}
-		qsort(kids, nk, sizeof *kids, cmp_sibling);
+		prev = key;
+		plen = st->n;
+	}
+	free(path);
+	free(ord);
+	free(rkey);
+	free(rank);
+	free(byname);
+
+	/* Left offsets: parents precede their children in index order. */
+	g->nodes[0].x = 0;
+	for (size_t i = 0; i < g->nnodes; i++) {
 		double x = g->nodes[i].x;
-		uint32_t next = NONE;
-		for (size_t k = nk; k-- > 0;) { /* relink in order */
-			g->nodes[kids[k]].sibling = next;
-			next = kids[k];
-		}
-		g->nodes[i].child = next;
-		for (size_t k = 0; k < nk; k++) {
-			struct fnode *c = &g->nodes[kids[k]];
-			c->x = x;
-			x += c->v > 0 ? c->v : 0;
+		for (uint32_t c = g->nodes[i].child; c != NONE; c = g->nodes[c].sibling) {
+			g->nodes[c].x = x;
+			x += g->nodes[c].v > 0 ? g->nodes[c].v : 0;
 		}
 	}
-	free(kids);
-	free(rank);
-	sort_ctx.nodes = NULL;
-	sort_ctx.rank = NULL;
+	g->built = 1;
+}
+
+size_t flame_nframes(const struct flame_graph *cg)
+{
+	struct flame_graph *g = (struct flame_graph *)cg; /* the tree is built lazily */
+	build(g);
+	return g->nnodes;
 }
 
 /* ---- colours ---- */
@@ -494,9 +518,9 @@ static void write_tooltip(FILE *out, const struct flame_graph *g, const struct f
 		else if (d != 0)
 			fputs(" (new)", out);
 	}
-	if (n->file) {
+	if (n->file != NONE) {
 		fputs("\nat ", out);
-		svgutil_escape(out, n->file);
+		svgutil_escape(out, g->names[n->file]);
 		if (n->line > 0)
 			fprintf(out, ":%d", n->line);
 	}
@@ -505,7 +529,8 @@ static void write_tooltip(FILE *out, const struct flame_graph *g, const struct f
 int flame_write_svg(const struct flame_graph *cg, const struct flame_options *o, FILE *out,
                     struct flame_stats *st)
 {
-	struct flame_graph *g = (struct flame_graph *)cg; /* layout orders children in place */
+	struct flame_graph *g = (struct flame_graph *)cg; /* the tree is built lazily */
+	build(g);
 	const char *id = o->id ? o->id : "htf";
 	double width = o->width > 0 ? o->width : 1200;
 	double fh = o->frame_height > 0 ? o->frame_height : 16;
@@ -538,8 +563,6 @@ int flame_write_svg(const struct flame_graph *cg, const struct flame_options *o,
 			npruned++;
 		}
 	}
-
-	layout(g, draw);
 
 	double pad_top = FONT_PX * 3 + (o->subtitle ? FONT_PX * 2 : 0);
 	double pad_bottom = FONT_PX * 2 + 10;
