@@ -24,6 +24,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			__builtin_trap();
 		http_clean_path(path, sizeof path, req.target, req.target_len);
 		http_query_safe(req.query, req.query_len);
+		if (req.host)
+			http_host_is_loopback(req.host, req.host_len);
 		http_query_get(req.query, req.query_len, "debug", val, sizeof val);
 		http_query_get(req.query, req.query_len, "id", val, 4);
 		long d = http_query_get(req.query, req.query_len, "duration", val, sizeof val);

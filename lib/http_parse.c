@@ -166,6 +166,11 @@ static long parse_header(const char *s, size_t n, struct http_request *req)
 	} else if (ieq(name, nn, "authorization")) {
 		req->auth = v;
 		req->auth_len = vn;
+	} else if (ieq(name, nn, "host")) {
+		if (req->host)
+			return -400; /* two Host headers */
+		req->host = v;
+		req->host_len = vn;
 	}
 	return 0;
 }
@@ -491,6 +496,54 @@ int http_symbol_next(const char *s, size_t n, size_t *pos, struct http_symaddr *
 	}
 	*pos = n;
 	return 0;
+}
+
+int http_host_is_loopback(const char *host, size_t n)
+{
+	size_t end = n;
+	if (n > 0 && host[0] == '[') {
+		const char *rb = memchr(host, ']', n);
+		if (!rb)
+			return 0;
+		end = (size_t)(rb - host) + 1;
+		if (!(end == 5 && memcmp(host, "[::1]", 5) == 0))
+			return 0;
+	} else {
+		const char *colon = memchr(host, ':', n);
+		if (colon)
+			end = (size_t)(colon - host);
+		if (ieq(host, end, "localhost")) {
+			/* fine */
+		} else {
+			/* 127.a.b.c: four decimal parts of at most 3 digits, the first 127 */
+			int parts = 0, digits = 0;
+			unsigned v = 0;
+			for (size_t i = 0; i <= end; i++) {
+				if (i == end || host[i] == '.') {
+					if (digits == 0 || v > 255 || (parts == 0 && v != 127))
+						return 0;
+					parts++;
+					digits = 0;
+					v = 0;
+				} else if (host[i] >= '0' && host[i] <= '9' && digits < 3) {
+					v = v * 10 + (unsigned)(host[i] - '0');
+					digits++;
+				} else {
+					return 0;
+				}
+			}
+			if (parts != 4)
+				return 0;
+		}
+	}
+	if (end == n)
+		return 1;
+	if (host[end] != ':' || end + 1 == n)
+		return 0;
+	for (size_t i = end + 1; i < n; i++)
+		if (host[i] < '0' || host[i] > '9' || i - end > 5)
+			return 0;
+	return 1;
 }
 
 const char *http_reason(int status)

@@ -36,6 +36,8 @@ struct http_request {
 	int expect_continue;       /* "Expect: 100-continue" */
 	const char *auth;          /* the value of Authorization, or NULL */
 	size_t auth_len;
+	const char *host;          /* the value of Host, or NULL */
+	size_t host_len;
 	size_t head_len;           /* bytes of the head, including the blank line */
 };
 
@@ -104,6 +106,13 @@ struct http_symaddr {
  * Tokens that are not hex numbers of at most 16 digits are skipped.
  */
 int http_symbol_next(const char *s, size_t n, size_t *pos, struct http_symaddr *out);
+
+/*
+ * 1 when a Host header value names this machine's loopback interface: "localhost",
+ * "127.x.y.z" or "[::1]", each with an optional ":port". A server bound to loopback refuses
+ * other names (a web page whose DNS name was re-pointed at 127.0.0.1 must not read profiles).
+ */
+int http_host_is_loopback(const char *host, size_t n);
 
 /* The reason phrase of a status code ("Not Found"), "Unknown" for codes we never send. */
 const char *http_reason(int status);

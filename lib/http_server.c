@@ -67,6 +67,7 @@ static char pathbuf[HTTP_PATH_MAX];
 static atomic_int running;
 static int listen_fd = -1;
 static int bound_port;
+static int bound_loopback;      /* refuse Host names that are not loopback (DNS rebinding) */
 static char token[256];
 static pthread_t server_thread;
 static int atfork_done;
@@ -259,6 +260,10 @@ static void conn_handle(struct conn *c)
 	if (http_clean_path(pathbuf, sizeof pathbuf, r->target, r->target_len) < 0 ||
 	    http_query_safe(r->query, r->query_len) < 0) {
 		conn_reply_error(c, 400, "bad request path\n", NULL);
+		return;
+	}
+	if (bound_loopback && r->host && !http_host_is_loopback(r->host, r->host_len)) {
+		conn_reply_error(c, 403, "Host must name the loopback interface (127.0.0.1, localhost, [::1])\n", NULL);
 		return;
 	}
 	if (!auth_ok(c, r->query, r->query_len)) {
@@ -620,6 +625,7 @@ int http_start(const char *addr, const char *tok)
 	getsockname(fd, (struct sockaddr *)&got, &gl);
 	bound_port = ntohs(got.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&got)->sin6_port
 	                                             : ((struct sockaddr_in *)&got)->sin_port);
+	bound_loopback = loopback;
 	token[0] = 0;
 	if (tok)
 		strcpy(token, tok);

@@ -3,7 +3,8 @@
 # oversized heads (431) and bodies (413), chunked bodies (411), malformed request lines (400/505),
 # other methods (405), path traversal and file paths in queries (400), a slow client sending a
 # byte a second (dropped after the 10 s deadline), 200 connections at once (16 served, the rest
-# 503 or closed), then a token-protected server (401 without the token). The host must keep
+# 503 or closed), a Host header naming another machine (403: DNS rebinding), then a
+# token-protected server (401 without the token). The host must keep
 # serving, its RSS must stay within 64 MiB of where it started, and it must exit normally.
 set -u
 B=${HEAPTAP_BUILD:-$ROOT/build}
@@ -114,6 +115,8 @@ for path in [b"/../../etc/passwd", b"/%2e%2e/%2e%2e/etc/passwd", b"/pprof/%2E%2E
              b"/heaptap/dump?file=/etc/passwd", b"/heaptap/dump?f=%2Fetc%2Fshadow",
              b"/memory-profiler/download/raw?id=../../etc/passwd", b"/a%5c..%5cb"]:
     expect("traversal %s" % path.decode(), status_of(req(b"GET " + path + b" HTTP/1.1\r\n\r\n")), 400)
+expect("DNS rebinding: Host evil.example", status_of(req(b"GET /pprof/heap HTTP/1.1\r\nHost: evil.example:%d\r\n\r\n" % port)), 403)
+expect("Host localhost", status_of(req(b"GET /pprof/symbol HTTP/1.1\r\nHost: localhost:%d\r\n\r\n" % port)), 200)
 expect("no file is served by name", b"root:" in req(b"GET /%2e%2e/%2e%2e/%2e%2e/etc/passwd HTTP/1.0\r\n\r\n"), False)
 
 # 200 connections at once (loopback): the first free slots are served, the rest get 503 or a close

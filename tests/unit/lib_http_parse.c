@@ -51,6 +51,8 @@ static void test_heads(void)
 	CHECK(r.method == HTTP_HEAD && span_is(r.auth, r.auth_len, "Bearer s3cret"));
 
 	CHECK(head("DELETE /x HTTP/1.1\r\n\r\n", &r) > 0 && r.method == HTTP_OTHER);
+	CHECK(head("GET / HTTP/1.1\r\nHost: 127.0.0.1:6060\r\n\r\n", &r) > 0 && span_is(r.host, r.host_len, "127.0.0.1:6060"));
+	CHECK(head("GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", &r) == -400);
 	CHECK(head("GET http://h:1/debug/pprof/heap?debug=1 HTTP/1.1\r\n\r\n", &r) > 0);
 	CHECK(span_is(r.target, r.target_len, "/debug/pprof/heap") && span_is(r.query, r.query_len, "debug=1"));
 	CHECK(head("GET /a#frag HTTP/1.1\r\n\r\n", &r) > 0 && span_is(r.target, r.target_len, "/a"));
@@ -157,6 +159,21 @@ static void test_addr(void)
 	CHECK(http_parse_addr("60x0", &ss, &len, &lo) == -EINVAL);
 }
 
+static int host_ok(const char *h)
+{
+	return http_host_is_loopback(h, strlen(h));
+}
+
+static void test_host(void)
+{
+	CHECK(host_ok("127.0.0.1") && host_ok("127.0.0.1:6060") && host_ok("127.1.2.3:1"));
+	CHECK(host_ok("localhost") && host_ok("LocalHost:80") && host_ok("[::1]") && host_ok("[::1]:6060"));
+	CHECK(!host_ok("evil.example:6060") && !host_ok("10.0.0.1:6060") && !host_ok("127.0.0.1.evil.example"));
+	CHECK(!host_ok("localhost.evil.example") && !host_ok("127.0.0.256") && !host_ok("127.0.0") && !host_ok(""));
+	CHECK(!host_ok("127.0.0.1:") && !host_ok("127.0.0.1:60x") && !host_ok("127.0.0.1:6060:1") && !host_ok("[::2]:1"));
+	CHECK(!host_ok("[::1") && !host_ok("1270.0.0.1") && !host_ok("127.0.0.1:1234567"));
+}
+
 static void test_duration(void)
 {
 	double s = -1;
@@ -206,6 +223,7 @@ int main(void)
 	test_query();
 	test_addr();
 	test_duration();
+	test_host();
 	test_symbols();
 	CHECK(strcmp(http_reason(431), "Request Header Fields Too Large") == 0);
 	if (failures) {

@@ -92,7 +92,7 @@ static char reply[1 << 20];
 static void get(const char *line)
 {
 	char req[512];
-	int n = snprintf(req, sizeof req, "%s\r\nHost: x\r\n\r\n", line);
+	int n = snprintf(req, sizeof req, "%s\r\nHost: 127.0.0.1\r\n\r\n", line);
 	exchange(req, (size_t)n, reply, sizeof reply);
 }
 
@@ -155,6 +155,9 @@ int main(void)
 	CHECK(status_of(reply) == 405 && strstr(reply, "Allow: GET, HEAD, POST\r\n"), "PUT: %s", reply);
 	get("GET / HTTP/3.0");
 	CHECK(status_of(reply) == 505, "HTTP/3.0 -> %d", status_of(reply));
+	const char rebind[] = "GET /pprof/heap HTTP/1.1\r\nHost: attacker.example\r\n\r\n";
+	exchange(rebind, sizeof rebind - 1, reply, sizeof reply);
+	CHECK(status_of(reply) == 403, "foreign Host -> %d", status_of(reply));
 	get("GET /nothing-here HTTP/1.1");
 	CHECK(status_of(reply) == 404, "404 -> %d", status_of(reply));
 	const char big[] = "POST /pprof/symbol HTTP/1.1\r\nContent-Length: 4194305\r\n\r\n";
