@@ -1,6 +1,6 @@
 /*
  * cmd_report.c - `heaptap report DUMPS... -o report.html`: reads a series of dumps of one
- * program, orders them (pid, sequence number, time), symbolizes every address once over the
+ * program, orders them (profile/series.h: pid, sequence number, time), symbolizes every address once over the
  * whole series, takes each dump's time (its metadata, else the file's modification time) and
  * hands everything to render/report.c, which analyses and writes the page.
  */
@@ -12,6 +12,7 @@
 
 #include "cmd.h"
 #include "common.h"
+#include "../profile/series.h"
 #include "render/report.h"
 
 static const char report_help[] =
@@ -39,59 +40,6 @@ static int report_opt(void *ctx, int id, const char *v)
 	return 0;
 }
 
-struct dump_ref {
-	size_t idx;
-	int pid;
-	long long seq; /* from the file name, -1 when it has none */
-	int64_t time_ns;
-	const char *path;
-};
-
-/* Parses "<prefix>.<pid>.<seq>.<trigger>[<n>].heap" (jemalloc's and heaptap's names). */
-static void parse_name(const char *path, int *pid, long long *seq)
-{
-	const char *b = strrchr(path, '/');
-	b = b ? b + 1 : path;
-	*seq = -1;
-	/* walk the dot-separated fields from the end: ... pid . seq . trig . heap */
-	const char *f[8];
-	size_t nf = 0;
-	for (const char *p = b + strlen(b); p > b && nf < 8;) {
-		const char *q = p;
-		while (q > b && q[-1] != '.')
-			q--;
-		f[nf++] = q;
-		p = q > b ? q - 1 : b;
-	}
-	if (nf < 5) /* heap, trig, seq, pid, prefix */
-		return;
-	char *end;
-	long long s = strtoll(f[2], &end, 10);
-	if (end == f[2] || *end != '.')
-		return;
-	long pd = strtol(f[3], &end, 10);
-	if (end == f[3] || *end != '.')
-		return;
-	*seq = s;
-	if (*pid == 0)
-		*pid = (int)pd;
-}
-
-static int cmp_dump(const void *x, const void *y)
-{
-	const struct dump_ref *a = x, *b = y;
-	if (a->pid != b->pid)
-		return a->pid < b->pid ? -1 : 1;
-	if (a->seq != b->seq && a->seq >= 0 && b->seq >= 0)
-		return a->seq < b->seq ? -1 : 1;
-	if (a->time_ns != b->time_ns)
-		return a->time_ns < b->time_ns ? -1 : 1;
-	int c = strcmp(a->path, b->path);
-	if (c)
-		return c;
-	return a->idx < b->idx ? -1 : a->idx > b->idx;
-}
-
 int cmd_report(int argc, char **argv)
 {
 	const char *title = NULL;
@@ -109,7 +57,7 @@ int cmd_report(int argc, char **argv)
 	}
 	size_t n = a.nprofiles;
 	struct profile *raw = calloc(n, sizeof *raw), *dumps = calloc(n, sizeof *dumps);
-	struct dump_ref *refs = calloc(n, sizeof *refs);
+	struct series_entry *refs = calloc(n, sizeof *refs);
 	const char **paths = calloc(n, sizeof *paths);
 	double *time_s = calloc(n, sizeof *time_s);
 	int64_t *time_ns = calloc(n, sizeof *time_ns);
@@ -129,21 +77,17 @@ int cmd_report(int argc, char **argv)
 		rc = common_read(&a, a.profiles[i], &raw[i]);
 		if (rc)
 			break;
-		refs[i].idx = i;
-		refs[i].path = a.profiles[i];
-		refs[i].pid = raw[i].pid;
-		refs[i].time_ns = raw[i].time_ns;
-		if (refs[i].time_ns == 0) {
+		series_entry_from_profile(&refs[i], a.profiles[i], &raw[i]);
+		if (refs[i].time_ns == 0) { /* no time in the dump: when the file was written */
 			struct stat sb;
 			if (stat(a.profiles[i], &sb) == 0)
 				refs[i].time_ns = (int64_t)sb.st_mtim.tv_sec * 1000000000 + sb.st_mtim.tv_nsec;
 		}
-		parse_name(a.profiles[i], &refs[i].pid, &refs[i].seq);
 	}
 	if (rc == 0) {
-		qsort(refs, n, sizeof *refs, cmp_dump);
+		series_sort(refs, n);
 		for (size_t i = 0; i < n; i++) {
-			dumps[i] = raw[refs[i].idx]; /* moves ownership; raw[] is not released */
+			dumps[i] = *(struct profile *)refs[i].user; /* moves ownership; raw[] is not released */
 			if (!dumps[i].pid)
 				dumps[i].pid = refs[i].pid; /* from the file name */
 			paths[i] = refs[i].path;

@@ -632,7 +632,9 @@ static void write_facts(struct ctx *c)
 		const struct profile *p = &in->dumps[i];
 		fprintf(out, "<tr%s><td>%zu</td><td>", i == c->peak ? " class=\"suspect\"" : "", i + 1);
 		esc(out, in->paths[i]);
-		fprintf(out, "</td><td>%s</td><td>%s</td><td class=\"num\">%.3f</td><td>", trigger_of(in->paths[i]),
+		fputs("</td><td>", out);
+		esc(out, p->trigger ? p->trigger : trigger_of(in->paths[i]));
+		fprintf(out, "</td><td>%s</td><td class=\"num\">%.3f</td><td>",
 		        fmt_time(b, sizeof b, in->time_ns[i]), in->time_s[i]);
 		if (p->pid)
 			fprintf(out, "%d", p->pid);
