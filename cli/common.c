@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -70,9 +72,6 @@ static const char shared_help[] =
 	"  --lib-prefix=DIR[,DIR] --sysroot=DIR   where to find the libraries\n"
 	"  --no-symbolize         show raw addresses\n"
 	"  BINARY and PROFILE arguments may come in any order (an ELF file is the binary)\n";
-
-static struct timespec start_ts;
-static int start_set;
 
 const char *common_value_name(int k)
 {
@@ -261,10 +260,6 @@ int common_parse(struct common_args *a, int argc, char **argv, const struct comm
 	a->nodefraction = 0.005;
 	a->edgefraction = 0.001;
 	a->maxdegree = 8;
-	if (!start_set) {
-		clock_gettime(CLOCK_MONOTONIC, &start_ts);
-		start_set = 1;
-	}
 	int raw = extra && extra->raw_positionals;
 	char **pos = NULL;
 	size_t npos = 0;
@@ -384,8 +379,12 @@ int common_read(const struct common_args *a, const char *path, struct profile *p
 		return 1;
 	}
 	char err[512] = "";
-	common_progress("reading profiles");
-	if (profile_read_file(path, p, err, sizeof(err)) != 0) {
+	char what[300];
+	snprintf(what, sizeof(what), "reading %s", path);
+	common_progress(what);
+	int rr = profile_read_file(path, p, err, sizeof(err));
+	common_progress(NULL);
+	if (rr != 0) {
 		/* The reader's message usually names the file already. */
 		if (!err[0])
 			fprintf(stderr, "heaptap: %s: cannot read profile\n", path);
@@ -410,7 +409,9 @@ int common_symbolize(const struct common_args *a, struct profile *p)
 	so.lib_prefix = (const char *const *)a->lib_prefix;
 	so.sysroot = a->sysroot;
 	common_progress("symbolizing");
-	return symbolize_profile(p, &so) == 0 ? 0 : 1;
+	int rc = symbolize_profile(p, &so) == 0 ? 0 : 1;
+	common_progress(NULL);
+	return rc;
 }
 
 int common_load(const struct common_args *a, struct profile *p, int with_base)
@@ -482,13 +483,50 @@ char *common_fmt_percent(double v, double total, char *buf, size_t cap)
 	return buf;
 }
 
+/* Progress: a one-shot timer; if a step is still running after 1 s, the SIGALRM handler writes
+   its prepared line with write(2) (async-signal-safe), and the end of the step says how long it
+   took. SA_RESTART keeps the interrupted system calls going. */
+static char step_msg[256];
+static size_t step_len;
+static volatile sig_atomic_t step_shown;
+static struct timespec step_ts;
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	if (step_len && write(2, step_msg, step_len) >= 0)
+		step_shown = 1;
+}
+
 void common_progress(const char *what)
 {
-	if (!start_set || !isatty(2))
+	static int tty = -1;
+	if (tty < 0)
+		tty = isatty(2);
+	if (!tty)
 		return;
+	struct itimerval off = {{0, 0}, {0, 0}};
+	setitimer(ITIMER_REAL, &off, NULL);
 	struct timespec now;
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	double dt = (double)(now.tv_sec - start_ts.tv_sec) + (double)(now.tv_nsec - start_ts.tv_nsec) / 1e9;
-	if (dt > 1.0)
-		fprintf(stderr, "heaptap: %s (%.1f s)\n", what, dt);
+	if (step_len && step_shown) {
+		double dt = (double)(now.tv_sec - step_ts.tv_sec) + (double)(now.tv_nsec - step_ts.tv_nsec) / 1e9;
+		fprintf(stderr, "heaptap: %.*s took %.1f s\n", (int)(step_len > 13 ? step_len - 13 : 0),
+		        step_msg + 9, dt);
+	}
+	step_len = 0;
+	step_shown = 0;
+	if (!what)
+		return;
+	int n = snprintf(step_msg, sizeof(step_msg), "heaptap: %s...\n", what);
+	step_len = n > 0 && (size_t)n < sizeof(step_msg) ? (size_t)n : 0;
+	step_ts = now;
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_alarm;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGALRM, &sa, NULL);
+	struct itimerval one = {{0, 0}, {1, 0}};
+	setitimer(ITIMER_REAL, &one, NULL);
 }

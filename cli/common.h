@@ -130,7 +130,9 @@ char *common_fmt_percent(double v, double total, char *buf, size_t cap);
 /* The name of value index k: "inuse_space", "inuse_objects", "alloc_space", "alloc_objects". */
 const char *common_value_name(int k);
 
-/* Progress note on stderr, only when stderr is a tty and the run has taken > 1 s so far. */
+/* Starts a step named what (NULL: ends the current one). When stderr is a tty and the step is
+   still running after 1 s, "heaptap: <what>..." appears (from a SIGALRM handler, with
+   SA_RESTART), and its end prints how long it took. Nothing at all when stderr is not a tty. */
 void common_progress(const char *what);
 
 #endif

@@ -433,9 +433,10 @@ int stacks_build(struct stacks *s, const struct profile *p, const struct stacks_
 	}
 	s->priv = pv;
 	int trim = o->trim < 0 ? p->jemalloc_frames : o->trim;
+	common_progress("naming and summing stacks");
 	int k = o->value_index;
 	struct sbuf b = {0};
-	struct addr_info **path = NULL;
+	struct addr_info *path = NULL; /* copies: the table may grow (and move) mid-sample */
 	size_t path_cap = 0;
 
 	for (size_t i = 0; i < p->nsamples; i++) {
@@ -460,36 +461,36 @@ int stacks_build(struct stacks *s, const struct profile *p, const struct stacks_
 				np = 0; /* everything so far was inside the allocator */
 				continue;
 			}
-			path[np++] = ai;
+			path[np++] = *ai;
 		}
 		if (np == 0)
 			continue;
 		if (o->focus) {
 			int hit = 0;
 			for (size_t a = 0; a < np && !hit; a++)
-				hit = path[a]->focus;
+				hit = path[a].focus;
 			if (!hit)
 				continue;
 		}
 		if (o->ignore) {
 			int hit = 0;
 			for (size_t a = 0; a < np && !hit; a++)
-				hit = path[a]->ignore;
+				hit = path[a].ignore;
 			if (hit)
 				continue;
 		}
 		/* Expand to names, root first: walk the path from the root, each chain from its end. */
 		size_t nf = 0;
 		for (size_t a = 0; a < np; a++)
-			nf += path[a]->n;
+			nf += path[a].n;
 		if (pv->frames_n + nf > pv->frames_cap) {
 			pv->frames_cap = (pv->frames_n + nf) * 2 + 1024;
 			pv->frames = xrealloc(pv->frames, pv->frames_cap * sizeof(*pv->frames));
 		}
 		size_t first = pv->frames_n;
 		for (size_t a = np; a-- > 0;)
-			for (uint32_t c = path[a]->n; c-- > 0;)
-				pv->frames[pv->frames_n++] = pv->pool[path[a]->first + c];
+			for (uint32_t c = path[a].n; c-- > 0;)
+				pv->frames[pv->frames_n++] = pv->pool[path[a].first + c];
 		if (s->ntraces == pv->traces_cap) {
 			pv->traces_cap = pv->traces_cap ? pv->traces_cap * 2 : 256;
 			s->traces = xrealloc(s->traces, pv->traces_cap * sizeof(*s->traces));
@@ -515,6 +516,7 @@ int stacks_build(struct stacks *s, const struct profile *p, const struct stacks_
 	}
 	for (size_t t = 0; t < s->ntraces; t++)
 		s->traces[t].frames = pv->frames + pv->trace_first[t];
+	common_progress(NULL);
 	free(path);
 	free(b.p);
 	return 0;
