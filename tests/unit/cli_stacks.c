@@ -229,6 +229,24 @@ int main(void)
 	stacks_release(&s);
 
 	profile_release(&p);
+
+	/* One deep stack of 5000 distinct addresses: the address table grows (and moves) while the
+	   sample is being walked. Every frame is unresolved, so each is its own name. */
+	profile_init(&p);
+	uint64_t deep[5000];
+	for (int i = 0; i < 5000; i++)
+		deep[i] = 0x100000 + (uint64_t)i * 16;
+	double dv[PV_COUNT] = {1, 64, 0, 0};
+	profile_add(&p, deep, 5000, dv);
+	profile_add(&p, deep + 4000, 1000, dv);
+	o = (struct stacks_options){.value_index = PV_INUSE_BYTES, .style = STACKS_SHORT, .trim = 0};
+	CHECK(stacks_build(&s, &p, &o) == 0, "deep build");
+	CHECK(s.ntraces == 2 && s.traces[0].nframes == 5000, "deep traces");
+	check_fc(&s, "0x0000000000100000", 64, 64);
+	check_fc(&s, "0x000000000010fa00", 64, 128); /* deep[4000]: leaf of the second stack */
+	check_fc(&s, "0x0000000000113870", 0, 128);  /* deep[4999]: the shared root */
+	stacks_release(&s);
+	profile_release(&p);
 	if (failures)
 		printf("%d failure(s)\n", failures);
 	else
