@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "collector.h"
+#include "core.h"
 #include "heaptap.h"
 #include "jemalloc_backend.h"
 #include "options.h"
@@ -261,14 +262,18 @@ void http_routes_dispatch(struct http_exchange *x)
 
 /* Starts the server once the library is loaded, after the collector's own initialisation,
    from a constructor rather than from inside the first malloc (which may run while the
-   loader holds its locks, where creating a thread is not safe). Runs with prof:false too. */
+   loader holds its locks, where creating a thread is not safe). The collector's constructor
+   (trigger_start) does the same when profiling is on; this one also covers prof:false (the
+   jemalloc backend's configuration), and the later of the two gets a silent -EALREADY. */
 __attribute__((constructor(65535))) static void http_autostart(void)
 {
 	const char *conf = getenv("HEAPTAP_CONF");
 	if (!conf || !strstr(conf, "http:"))
 		return; /* nothing to start; and unit tests linking lib/ stay untouched */
 	collector_init();
-	http_start_from_options();
+	core_tls.depth++; /* pthread_create and dlsym allocate: not the host's allocations */
+	http_start_from_options(); /* -EALREADY when trigger_start (interpose.c) was first */
+	core_tls.depth--;
 }
 
 int http_start_from_options(void)
