@@ -114,15 +114,17 @@ int textscan_decimal(const char **s, double *v)
 	return 0;
 }
 
+/* Hex digit value + 1 by byte; 0 = not a hex digit (a table: addresses are most of a dump). */
+static const unsigned char hex_plus1[256] = {
+	['0'] = 1,   ['1'] = 2,   ['2'] = 3,   ['3'] = 4,   ['4'] = 5,   ['5'] = 6,   ['6'] = 7,
+	['7'] = 8,   ['8'] = 9,   ['9'] = 10,  ['a'] = 11,  ['b'] = 12,  ['c'] = 13,  ['d'] = 14,
+	['e'] = 15,  ['f'] = 16,  ['A'] = 11,  ['B'] = 12,  ['C'] = 13,  ['D'] = 14,  ['E'] = 15,
+	['F'] = 16,
+};
+
 static int hexval(int c)
 {
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
+	return (int)hex_plus1[(unsigned char)c] - 1;
 }
 
 int textscan_hex_token(const char *tok, size_t tlen, uint64_t *v)
@@ -133,17 +135,21 @@ int textscan_hex_token(const char *tok, size_t tlen, uint64_t *v)
 	}
 	if (tlen == 0)
 		return -1;
+	size_t i = 0;
+	while (i < tlen && tok[i] == '0') /* leading zeros are not significant */
+		i++;
+	if (tlen - i > 16) {
+		for (size_t k = i; k < tlen; k++)
+			if (!hex_plus1[(unsigned char)tok[k]])
+				return -1;
+		return -2;
+	}
 	uint64_t u = 0;
-	int digits = 0;
-	for (size_t i = 0; i < tlen; i++) {
-		int h = hexval((unsigned char)tok[i]);
-		if (h < 0)
+	for (; i < tlen; i++) {
+		unsigned h = hex_plus1[(unsigned char)tok[i]];
+		if (!h)
 			return -1;
-		if (digits || h) {
-			if (++digits > 16)
-				return -2;
-		}
-		u = (u << 4) | (uint64_t)h;
+		u = (u << 4) | (h - 1);
 	}
 	*v = u;
 	return 0;
