@@ -23,6 +23,9 @@ ht_init() {
 	case $PROFILER in
 	heaptap)
 		[ -f "$HEAPTAP_LIB" ] || ht_skip "collector $HEAPTAP_LIB is not built"
+		# Run a private copy, so a rebuild of build/ during the test cannot truncate it.
+		cp "$HEAPTAP_LIB" "$TMP/libheaptap.so" || ht_fail "cannot copy $HEAPTAP_LIB"
+		HEAPTAP_LIB=$TMP/libheaptap.so
 		# A collector still under construction exports neither the malloc family nor the API.
 		local syms
 		syms=$(nm -D --defined-only "$HEAPTAP_LIB" 2>/dev/null | awk '{print $3}')
