@@ -508,8 +508,8 @@ static void write_suspects(struct ctx *c, const uint32_t *by_slope)
 	}
 	fputs("</table>\n", out);
 	if (!shown)
-		fprintf(out, "<p class=\"note\" id=\"nosuspects\">No leak suspects%s.</p>\n",
-		        n < REPORT_MIN_DUMPS ? ": fewer than 3 dumps" : ": no stack grows steadily");
+		fprintf(out, "<p class=\"note\" id=\"nosuspects\">No leak suspects: %s.</p>\n",
+		        n < REPORT_MIN_DUMPS ? "too few dumps to tell" : "no stack grows steadily");
 }
 
 static void write_growers(struct ctx *c, const uint32_t *by_growth)

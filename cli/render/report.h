@@ -21,7 +21,7 @@
 /* Thresholds of the leak-suspect rule (docs/REPORT.md). */
 #define REPORT_MIN_R2 0.8
 #define REPORT_MIN_MONOTONE 0.7
-#define REPORT_MIN_DUMPS 3
+#define REPORT_MIN_DUMPS 5 /* from 5 dumps on, one step (alloc once, hold) has R² < 0.78 */
 
 /* The least-squares line v = intercept + slope * t through a stack's series, and its steadiness. */
 struct report_fit {
