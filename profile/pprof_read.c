@@ -799,7 +799,7 @@ static uint8_t *gunzip(const uint8_t *data, size_t n, size_t *outn, char *err, s
 	zs.next_in = (Bytef *)(uintptr_t)data;
 	int zr = Z_OK;
 	size_t in_done = 0;
-	while (zr != Z_STREAM_END) {
+	for (;;) {
 		if (len == cap) {
 			if (cap >= MAX_INFLATED) {
 				snprintf(err, errcap, "byte offset %zu: gzip: decompressed size exceeds %zu bytes",
@@ -823,8 +823,13 @@ static uint8_t *gunzip(const uint8_t *data, size_t n, size_t *outn, char *err, s
 		zr = inflate(&zs, Z_NO_FLUSH);
 		len += before_out - zs.avail_out;
 		in_done += before_in - zs.avail_in;
-		if (zr == Z_STREAM_END)
+		if (zr == Z_STREAM_END) {
+			/* concatenated gzip members decompress to the concatenation, as Go reads them */
+			if (n - in_done >= 2 && data[in_done] == 0x1f && data[in_done + 1] == 0x8b &&
+			    inflateReset(&zs) == Z_OK)
+				continue;
 			break;
+		}
 		if (zr == Z_BUF_ERROR && zs.avail_out != 0) {
 			snprintf(err, errcap, "byte offset %zu: gzip: truncated compressed data", in_done);
 			goto bad;

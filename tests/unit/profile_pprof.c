@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "../../base/outbuf.h"
 #include "../../profile/legacy_write.h"
@@ -312,6 +313,23 @@ static size_t build_plain(uint8_t *buf, size_t cap, const char *type0, int bad_l
 	return w.len;
 }
 
+/* gzips in[0..n) as one member into out; returns its size. */
+static size_t gzip_member(const uint8_t *in, size_t n, uint8_t *out, size_t cap)
+{
+	z_stream zs;
+	memset(&zs, 0, sizeof zs);
+	if (deflateInit2(&zs, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+		return 0;
+	zs.next_in = (Bytef *)(uintptr_t)in;
+	zs.avail_in = (uInt)n;
+	zs.next_out = out;
+	zs.avail_out = (uInt)cap;
+	int zr = deflate(&zs, Z_FINISH);
+	size_t got = cap - zs.avail_out;
+	deflateEnd(&zs);
+	return zr == Z_STREAM_END ? got : 0;
+}
+
 static void test_plain(void)
 {
 	uint8_t buf[1024];
@@ -350,6 +368,24 @@ static void test_plain(void)
 		CHECK(sym && sym->nframes == 1 && !strcmp(sym->frames[0].func, "caller"), "synthetic frames");
 	}
 	profile_release(&p);
+
+	/* two concatenated gzip members holding the two halves read as the whole */
+	{
+		uint8_t gz[2048];
+		size_t half = n / 2;
+		size_t g1 = gzip_member(buf, half, gz, sizeof gz);
+		size_t g2 = gzip_member(buf + half, n - half, gz + g1, sizeof gz - g1);
+		CHECK(g1 > 0 && g2 > 0, "gzip members");
+		profile_init(&p);
+		rc = pprof_read(gz, g1 + g2, &p, err, sizeof err);
+		CHECK(rc == 0 && p.nsamples == 1 && p.samples[0].v[PV_INUSE_BYTES] == 7000,
+		      "two gzip members: rc %d '%s'", rc, err);
+		profile_release(&p);
+		profile_init(&p);
+		rc = pprof_read(gz, g1, &p, err, sizeof err); /* the first member alone: cut inside a field */
+		CHECK(rc == -1 && !strncmp(err, "byte offset ", 12), "first member alone: '%s'", err);
+		profile_release(&p);
+	}
 
 	/* a CPU profile is refused with the type names */
 	n = build_plain(buf, sizeof buf, "cpu", 0);
