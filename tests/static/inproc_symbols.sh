@@ -28,7 +28,7 @@ allowed=' _ITM_deregisterTMCloneTable _ITM_registerTMCloneTable __cxa_atexit __c
  memchr memcmp memcpy memmove memset strchr strcmp strcpy strlen strncmp strrchr strstr
  strncpy strnlen
  exp expm1 log log1p llround ceil floor
- dl_iterate_phdr dladdr dladdr1 dlinfo dlsym dlerror
+ dl_iterate_phdr dladdr dladdr1 dlinfo dlsym dlerror dlopen
  pthread_attr_destroy pthread_attr_getstack pthread_attr_init pthread_attr_setdetachstate
  pthread_attr_setstacksize pthread_create pthread_getattr_np pthread_key_create
  pthread_mutex_lock pthread_mutex_unlock pthread_mutex_trylock pthread_mutex_init
