@@ -5,7 +5,8 @@
 # width (within a pixel); leak_slowly's frame width is its share from `heaptap top` (within a
 # pixel); the differential graph (--base first dump) colours the grown leak_slowly red and says
 # what it shows; --inverted puts the root on top; --colors=hot, --minwidth=N%, --title and
-# --countname act; bad options exit 2 and a missing file exits 1.
+# --countname act; inlined frames (tests/progs/sym_inline.c at -O2) are marked " [inline]" with
+# class inl and carry their own file:line; bad options exit 2 and a missing file exits 1.
 set -u
 JE=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2
 PROG=$HEAPTAP_BUILD/progs/report_slowleak
@@ -135,6 +136,53 @@ for b in bad:
     print('FAIL:', b)
 sys.exit(1 if bad else 0)
 EOF
+
+# Inline frames: sym_inline.c at -O2 (raw <- grab inlined into first_site / second_site), every
+# allocation recorded and accumulated, so --alloc_space sees them although they are freed.
+src=$ROOT/tests/progs/sym_inline.c
+if gcc -O2 -g -o "$d/inl" "$src"; then
+	rm -f "$d"/jp.*
+	MALLOC_CONF=prof:true,lg_prof_sample:0,prof_accum:true,prof_final:true,prof_prefix:$d/jp \
+		LD_PRELOAD=$JE "$d/inl" >/dev/null || { echo "FAIL: sym_inline exited $?"; fail=1; }
+	"$HEAPTAP" flame --alloc_space --minwidth=0 "$d/inl" "$d"/jp.*.f.heap -o "$d/inl.svg" ||
+		{ echo "FAIL: flame of the inline program exited $?"; fail=1; }
+	python3 - "$d/inl.svg" "$src" <<'EOF2' || fail=1
+import sys
+import xml.etree.ElementTree as ET
+NS = '{http://www.w3.org/2000/svg}'
+svg, src = sys.argv[1:3]
+lines = open(src).read().split('\n')
+mark = {m: next(i + 1 for i, l in enumerate(lines) if 'MARK_' + m in l) for m in ('RAW', 'GRAB')}
+bad = []
+fr = []
+for g in ET.parse(svg).getroot().iter(NS + 'g'):
+    if g.get('class') == 'frames':
+        for f in g:
+            r = f.find(NS + 'rect')
+            fr.append((f.find(NS + 'title').text, f.get('class'), float(r.get('x')), float(r.get('y')),
+                       f.find(NS + 'text').text or ''))
+for site in ('first_site', 'second_site'):
+    s = [f for f in fr if f[0].startswith(site + ' (')]
+    grab = [f for f in fr if f[0].startswith('grab [inline] (') and s and abs(f[2] - s[0][2]) < 0.01
+            and abs(f[3] - (s[0][3] - 16)) < 0.01]
+    raw = [f for f in fr if f[0].startswith('raw [inline] (') and grab and abs(f[2] - grab[0][2]) < 0.01
+           and abs(f[3] - (grab[0][3] - 16)) < 0.01]
+    if len(s) != 1 or len(grab) != 1 or len(raw) != 1:
+        bad.append('%s: expected %s <- grab [inline] <- raw [inline], got %d/%d/%d' % (site, site, len(s), len(grab), len(raw)))
+        continue
+    for name, f, m in (('grab', grab[0], 'GRAB'), ('raw', raw[0], 'RAW')):
+        if f[1] != 'inl':
+            bad.append('%s under %s is not marked inline (class %r)' % (name, site, f[1]))
+        if not f[0].endswith('sym_inline.c:%d' % mark[m]):
+            bad.append('%s under %s: tooltip %r lacks sym_inline.c:%d' % (name, site, f[0], mark[m]))
+    print(site, 'ok:', repr(raw[0][0]))
+for b in bad:
+    print('FAIL:', b)
+sys.exit(1 if bad else 0)
+EOF2
+else
+	echo "note: gcc could not build $src; inline frames not checked"
+fi
 
 "$HEAPTAP" flame --colors=nope "$last" >/dev/null 2>"$d/err"
 rc=$?
