@@ -97,7 +97,7 @@ int legacy_read_scan(struct textscan *ts, struct profile *p, char *err, size_t e
 		adj = 131072;
 
 	p->format = profile_strdup(p, *type ? type : "heap");
-	p->period = alg == ALG_NONE ? 0 : (uint64_t)adj;
+	p->period = alg == ALG_NONE ? 0 : adj >= 1.8e19 ? UINT64_MAX : (uint64_t)adj;
 
 	uint64_t *addrs = NULL;
 	size_t addrs_cap = 0;

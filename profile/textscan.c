@@ -363,7 +363,8 @@ int textscan_metadata(struct profile *p, const char *line)
 	if (klen > 8 && memcmp(s, "mapping ", 8) == 0) {
 		metadata_mapping(p, s + 8);
 	} else if (KEY("pid")) {
-		p->pid = atoi(v);
+		long pid = strtol(v, NULL, 10);
+		p->pid = pid > 0 && pid <= 0x7fffffff ? (int)pid : 0;
 	} else if (KEY("time_ns")) {
 		p->time_ns = strtoll(v, NULL, 10);
 	} else if (KEY("start_time_ns")) {
