@@ -69,7 +69,7 @@ void trigger_ensure_thread(void);
 void trigger_note_allocated(uint64_t nbytes);
 void trigger_gdump(void);
 void trigger_fork_child(void);
-/* At exit: serves the requests still in the pipe on the calling thread. */
+/* At exit: serves the requests still pending, on the calling thread. */
 void trigger_drain(void);
 /* dump.c: from now on only the final dump is written (set at exit). */
 void dump_set_exiting(void);

@@ -1,20 +1,20 @@
 /*
  * trigger.c - what decides WHEN to dump, apart from exit and explicit calls: the background
  * thread and the requests it serves (interval, high-water "gdump", time, signal, and dump
- * requests from other threads), delivered through a non-blocking pipe.
+ * requests from other threads).
  *
- * The signal handler and collector_request_dump only write one byte to the pipe
- * (async-signal-safe); the thread does the dumps. The thread is created at start-up by the
- * library constructor when a configured trigger needs it, or lazily (e.g. in a forked
- * child). Not the dump writer (dump.c).
+ * A request is an atomic flag (a counter for interval dumps, which are one per crossing)
+ * plus a sem_post on a process-private semaphore: both async-signal-safe, and no file
+ * descriptor that a daemon closing "all fds" could take away or reuse. The thread is created
+ * at start-up by the library constructor when a configured trigger needs it, or lazily (e.g.
+ * in a forked child). Not the dump writer (dump.c).
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <string.h>
-#include <unistd.h>
+#include <time.h>
 
 #include "collector.h"
 #include "http.h"
@@ -22,26 +22,24 @@
 #include "options.h"
 #include "sys.h"
 
-static int pipefd[2] = {-1, -1};
-static int bg_state; /* 0 none, 1 starting/running (atomic) */
+static sem_t wake;
+static int wake_ok;
+static int bg_state;           /* 0 none, 1 starting/running (atomic) */
+static unsigned pending_mask;  /* 1 << trigger for merged requests (atomic) */
+static uint64_t pending_intervals; /* interval dumps requested and not yet written (atomic) */
 static uint64_t alloc_total;   /* bytes allocated, folded by threads (atomic) */
 static uint64_t next_interval; /* alloc_total at which the next interval dump is due (atomic) */
 static int log_once_thread;
 
-static void open_pipe(void)
-{
-	if (pipe2(pipefd, O_CLOEXEC | O_NONBLOCK) != 0) {
-		pipefd[0] = pipefd[1] = -1;
-		sys_log("cannot create the trigger pipe", " (background dumps disabled)", NULL);
-	}
-}
-
 void collector_request_dump(enum dump_trigger trig)
 {
 	int saved = errno;
-	unsigned char b = (unsigned char)trig;
-	if (pipefd[1] >= 0)
-		(void)!write(pipefd[1], &b, 1);
+	if (trig == TRIG_INTERVAL)
+		__atomic_fetch_add(&pending_intervals, 1, __ATOMIC_RELEASE);
+	else if ((unsigned)trig <= TRIG_SIGNAL)
+		__atomic_fetch_or(&pending_mask, 1u << trig, __ATOMIC_RELEASE);
+	if (wake_ok)
+		sem_post(&wake);
 	errno = saved;
 }
 
@@ -54,7 +52,7 @@ static void on_signal(int sig)
 void trigger_init(void)
 {
 	const struct options *o = options_get();
-	open_pipe();
+	wake_ok = sem_init(&wake, 0, 0) == 0;
 	if (o->lg_prof_interval >= 0)
 		next_interval = (uint64_t)1 << o->lg_prof_interval;
 	core.want_background = o->lg_prof_interval >= 0 || o->prof_gdump ||
@@ -71,34 +69,45 @@ void trigger_init(void)
 	}
 }
 
-/* Reads the pending requests: want[trig] = how many (interval dumps are not merged: one per
-   crossing, like jemalloc's; the others are). */
-static void read_requests(int want[6])
+/* Takes the pending requests: want[trig] = how many dumps to write (interval dumps are not
+   merged: one per crossing, like jemalloc's; the others are). */
+static void take_requests(uint64_t want[6])
 {
-	unsigned char buf[256];
-	ssize_t n;
-	while ((n = read(pipefd[0], buf, sizeof buf)) > 0)
-		for (ssize_t i = 0; i < n; i++)
-			if (buf[i] <= TRIG_SIGNAL)
-				want[buf[i]] += buf[i] == TRIG_INTERVAL || !want[buf[i]];
+	unsigned mask = __atomic_exchange_n(&pending_mask, 0, __ATOMIC_ACQ_REL);
+	for (int t = 0; t <= TRIG_SIGNAL; t++)
+		if (mask & (1u << t))
+			want[t] = 1;
+	want[TRIG_INTERVAL] = __atomic_exchange_n(&pending_intervals, 0, __ATOMIC_ACQ_REL);
 }
 
-static void serve(const int want[6])
+static void serve(const uint64_t want[6])
 {
 	static const enum dump_trigger order[] = {TRIG_INTERVAL, TRIG_GDUMP, TRIG_MANUAL,
 	                                          TRIG_TIME, TRIG_SIGNAL};
 	for (size_t i = 0; i < sizeof order / sizeof order[0]; i++)
-		for (int k = 0; k < want[order[i]]; k++)
+		for (uint64_t k = 0; k < want[order[i]]; k++)
 			collector_dump_named(order[i], NULL, 0);
 }
 
 void trigger_drain(void)
 {
-	int want[6] = {0};
-	if (pipefd[0] < 0)
-		return;
-	read_requests(want);
+	uint64_t want[6] = {0};
+	take_requests(want);
+	want[TRIG_TIME] = 0; /* nothing is due at exit but the final dump */
 	serve(want);
+}
+
+/* Waits for a request or until the monotonic deadline (0 = none). */
+static void wait_until(int64_t deadline_ns)
+{
+	if (!deadline_ns) {
+		while (sem_wait(&wake) != 0 && errno == EINTR)
+			;
+		return;
+	}
+	struct timespec ts = {(time_t)(deadline_ns / 1000000000), (long)(deadline_ns % 1000000000)};
+	while (sem_clockwait(&wake, CLOCK_MONOTONIC, &ts) != 0 && errno == EINTR)
+		;
 }
 
 static void *bg_main(void *arg)
@@ -113,22 +122,12 @@ static void *bg_main(void *arg)
 	int64_t gdump_last = 0;
 	int gdump_pending = 0;
 	for (;;) {
-		now = sys_mono_ns();
-		int64_t due = 0;
-		if (time_next)
-			due = time_next;
+		int64_t due = time_next;
 		if (gdump_pending && (!due || gdump_last + gdump_step < due))
 			due = gdump_last + gdump_step;
-		int timeout = -1;
-		if (due) {
-			int64_t ms = (due - now + 999999) / 1000000;
-			timeout = ms < 0 ? 0 : ms > 3600000 ? 3600000 : (int)ms;
-		}
-		struct pollfd pfd = {pipefd[0], POLLIN, 0};
-		int r = poll(&pfd, 1, timeout);
-		int want[6] = {0};
-		if (r > 0)
-			read_requests(want);
+		wait_until(due);
+		uint64_t want[6] = {0};
+		take_requests(want);
 		now = sys_mono_ns();
 		if (time_next && now >= time_next) {
 			want[TRIG_TIME] = 1;
@@ -137,12 +136,11 @@ static void *bg_main(void *arg)
 		}
 		if (want[TRIG_GDUMP])
 			gdump_pending = 1;
+		want[TRIG_GDUMP] = 0;
 		if (gdump_pending && now - gdump_last >= gdump_step) {
 			want[TRIG_GDUMP] = 1;
 			gdump_pending = 0;
 			gdump_last = now;
-		} else {
-			want[TRIG_GDUMP] = 0;
 		}
 		serve(want);
 	}
@@ -151,7 +149,7 @@ static void *bg_main(void *arg)
 
 void trigger_ensure_thread(void)
 {
-	if (__atomic_load_n(&bg_state, __ATOMIC_ACQUIRE) || pipefd[0] < 0)
+	if (__atomic_load_n(&bg_state, __ATOMIC_ACQUIRE) || !wake_ok)
 		return;
 	int expect = 0;
 	if (!__atomic_compare_exchange_n(&bg_state, &expect, 1, 0, __ATOMIC_ACQ_REL,
@@ -210,11 +208,9 @@ void trigger_gdump(void)
 
 void trigger_fork_child(void)
 {
-	/* the parent's thread does not exist here, and its pipe must not be shared */
-	if (pipefd[0] >= 0)
-		close(pipefd[0]);
-	if (pipefd[1] >= 0)
-		close(pipefd[1]);
-	open_pipe();
+	/* the parent's thread does not exist here: a fresh semaphore, no requests inherited */
+	wake_ok = sem_init(&wake, 0, 0) == 0;
+	__atomic_store_n(&pending_mask, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&pending_intervals, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&bg_state, 0, __ATOMIC_RELEASE);
 }
