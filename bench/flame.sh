@@ -7,7 +7,9 @@
 # The input is synthetic but real to both tools: a generated program with 1,500 functions (with
 # DWARF) prints its memory map and function addresses; a heap_v2 dump with ~90,000 distinct
 # stacks over those functions is written from them (seeded, so every run is the same).
-# Results: stdout and bench/out/flame.txt. Goal: heaptap < 0.5 s end to end.
+# When bench/analyze.sh has left its big C++ program and profile in bench/out/analyze/, they are
+# timed too. JEPROF=0 skips jeprof (tens of seconds). Results: stdout and bench/out/flame.txt.
+# Goal: heaptap < 0.5 s end to end.
 set -u
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -95,10 +97,22 @@ ht_cpu=$(TIMEFORMAT='%3U %3S'; { time "$H" flame "$d/bigprog" "$d/big.heap" -o "
 frames=$(grep -c '^<g' "$d/big.svg")
 t_collapsed=$(best "$H" collapsed "$d/bigprog" "$d/big.heap")
 t_je=n/a
-if command -v jeprof >/dev/null; then
+if [ "${JEPROF:-1}" = 1 ] && command -v jeprof >/dev/null; then
 	# one run: it takes tens of seconds
 	t0=$(date +%s.%N)
 	jeprof --collapsed "$d/bigprog" "$d/big.heap" >"$d/je.collapsed" 2>/dev/null && t_je=$(printf '%.3f' "$(echo "$(date +%s.%N) - $t0" | bc)")
+fi
+
+# ---- the analyzer benchmark's real C++ program and profile (bench/analyze.sh), when cached ----
+big_line=
+aprof=$(ls -t "$ROOT"/bench/out/analyze/bigprog-*-*.heap 2>/dev/null | head -n 1)
+if [ -n "$aprof" ]; then
+	abin=${aprof%-*}
+	if [ -x "$abin" ]; then
+		t_a=$(best "$H" flame "$abin" "$aprof" -o "$d/analyze.svg")
+		t_ac=$(best "$H" collapsed "$abin" "$aprof")
+		big_line="  bench/analyze.sh profile       $(grep -c '^@' "$aprof") stacks, $(du -h "$abin" | cut -f1) C++ binary: heaptap flame $t_a s, heaptap collapsed $t_ac s ($(grep -c '^<g' "$d/analyze.svg") frames)"
+	fi
 fi
 
 # ---- load time in headless Chromium: navigation start -> the script has initialised ----
@@ -136,6 +150,7 @@ fi
 	echo "  heaptap collapsed             $t_collapsed s"
 	echo "  jeprof --collapsed            $t_je s   (one run; flamegraph.pl is not packaged for Debian)"
 	echo "  SVG load in headless Chromium $t_load s   (navigation to initialised script)"
+	[ -n "$big_line" ] && echo "$big_line"
 	if [ "$t_je" != n/a ] && [ "$t_je" != 999 ]; then
 		echo "  ratio jeprof/heaptap          $(echo "scale=1; $t_je / $t_ht" | bc)x"
 	fi
