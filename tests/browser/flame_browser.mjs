@@ -81,8 +81,16 @@ try {
 	check(zoomed.main.parent === true && zoomed.main.w > before.main.w - 0.05, 'ancestor main kept as parent');
 	check(!(await page.getAttribute('text.unzoom', 'class')).includes('hide'), 'Reset Zoom visible');
 	await page.screenshot({ path: path.join(artifacts, 'flame-zoomed.png') });
+	// the zoom is kept in the URL (?x=&y=): a reload shows the same view
+	const zoomUrl = page.url();
+	check(/[?&]x=[\d.]+&y=[\d.]+/.test(zoomUrl), `zoom recorded in the URL: ${zoomUrl.replace(/^.*\//, '')}`);
+	await page.reload();
+	await page.waitForFunction(() => document.documentElement.htflame !== undefined);
+	const reloaded = await frameState();
+	check(Math.abs(reloaded[leaf].w - before.all.w) < 0.05 && reloaded[other].hidden, 'reload restores the zoom from the URL');
 	await page.click('text.unzoom');
 	const reset = await frameState();
+	check(!page.url().includes('x='), 'Reset Zoom clears the URL state');
 	check(Math.abs(reset[leaf].w - before[leaf].w) < 0.02 && !reset[other].hidden, 'Reset Zoom restores widths');
 
 	// Search via the button (prompt): matches highlighted, "Matched: P%" = their share
