@@ -1,6 +1,6 @@
 /*
- * flame.c - the flame graph of flame.h: merges root-first name stacks into a tree (hash of
- * (parent, name, inline) -> node), orders siblings by name, lays frames out in pixels and writes
+ * flame.c - the flame graph of flame.h: collects root-first name stacks, merges them into a tree
+ * by sorting them (siblings come out in name order), lays frames out in pixels and writes
  * the SVG with its tooltips, colours and the script of svgscript.h. It does not read profiles,
  * symbolize or choose values: the commands do that and hand it names and numbers.
  */
@@ -222,19 +222,23 @@ double flame_base_total(const struct flame_graph *g)
  * memory touched is mostly the path just used. On a dump with 90,000 stacks this is several
  * times faster than a hash table of (parent, name) -> child, whose probes all miss the cache.
  */
-static const struct flame_graph *sort_graph;
-static const uint32_t *sort_rkey; /* per frame: rank(name) << 1 | inline */
+struct sort_ctx {
+	const struct flame_graph *g;
+	const uint32_t *rkey; /* per frame: rank(name) << 1 | inline */
+};
 
-static int cmp_name(const void *a, const void *b)
+static int cmp_name(const void *a, const void *b, void *arg)
 {
-	return strcmp(sort_graph->names[*(const uint32_t *)a], sort_graph->names[*(const uint32_t *)b]);
+	const struct sort_ctx *c = arg;
+	return strcmp(c->g->names[*(const uint32_t *)a], c->g->names[*(const uint32_t *)b]);
 }
 
-static int cmp_stack(const void *a, const void *b)
+static int cmp_stack(const void *a, const void *b, void *arg)
 {
-	const struct pending *x = &sort_graph->stacks[*(const uint32_t *)a];
-	const struct pending *y = &sort_graph->stacks[*(const uint32_t *)b];
-	const uint32_t *kx = sort_rkey + x->off, *ky = sort_rkey + y->off;
+	const struct sort_ctx *c = arg;
+	const struct pending *x = &c->g->stacks[*(const uint32_t *)a];
+	const struct pending *y = &c->g->stacks[*(const uint32_t *)b];
+	const uint32_t *kx = c->rkey + x->off, *ky = c->rkey + y->off;
 	uint32_t n = x->n < y->n ? x->n : y->n;
 	for (uint32_t i = 0; i < n; i++)
 		if (kx[i] != ky[i])
@@ -273,8 +277,8 @@ static void build(struct flame_graph *g)
 	uint32_t *byname = xrealloc(NULL, nn * sizeof *byname), *rank = xrealloc(NULL, nn * sizeof *rank);
 	for (size_t i = 0; i < nn; i++)
 		byname[i] = (uint32_t)i;
-	sort_graph = g;
-	qsort(byname, nn, sizeof *byname, cmp_name);
+	struct sort_ctx sc = {g, NULL};
+	qsort_r(byname, nn, sizeof *byname, cmp_name, &sc);
 	for (size_t i = 0; i < nn; i++)
 		rank[byname[i]] = (uint32_t)i;
 	uint32_t *rkey = xrealloc(NULL, (g->nframes ? g->nframes : 1) * sizeof *rkey);
@@ -283,10 +287,8 @@ static void build(struct flame_graph *g)
 	uint32_t *ord = xrealloc(NULL, (ns ? ns : 1) * sizeof *ord);
 	for (size_t i = 0; i < ns; i++)
 		ord[i] = (uint32_t)i;
-	sort_rkey = rkey;
-	qsort(ord, ns, sizeof *ord, cmp_stack);
-	sort_graph = NULL;
-	sort_rkey = NULL;
+	sc.rkey = rkey;
+	qsort_r(ord, ns, sizeof *ord, cmp_stack, &sc);
 
 	/* path[k]: the node at depth k+1 of the previous stack; prev = that stack */
 	uint32_t *path = NULL;

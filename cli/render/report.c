@@ -305,26 +305,28 @@ struct ctx {
 	size_t nchart;
 };
 
-static const struct ctx *sort_ctx;
 
-static int cmp_peak(const void *x, const void *y)
+static int cmp_peak(const void *x, const void *y, void *arg)
 {
+	const struct ctx *sort_ctx = arg;
 	const struct series *a = &sort_ctx->ss.s[*(const uint32_t *)x], *b = &sort_ctx->ss.s[*(const uint32_t *)y];
 	if (a->peak != b->peak)
 		return a->peak > b->peak ? -1 : 1;
 	return strcmp(a->key, b->key);
 }
 
-static int cmp_slope(const void *x, const void *y)
+static int cmp_slope(const void *x, const void *y, void *arg)
 {
+	const struct ctx *sort_ctx = arg;
 	const struct series *a = &sort_ctx->ss.s[*(const uint32_t *)x], *b = &sort_ctx->ss.s[*(const uint32_t *)y];
 	if (a->fit.slope != b->fit.slope)
 		return a->fit.slope > b->fit.slope ? -1 : 1;
 	return strcmp(a->key, b->key);
 }
 
-static int cmp_growth(const void *x, const void *y)
+static int cmp_growth(const void *x, const void *y, void *arg)
 {
+	const struct ctx *sort_ctx = arg;
 	size_t n = sort_ctx->in->n;
 	const struct series *a = &sort_ctx->ss.s[*(const uint32_t *)x], *b = &sort_ctx->ss.s[*(const uint32_t *)y];
 	double da = a->v[n - 1] - a->v[0], db = b->v[n - 1] - b->v[0];
@@ -704,11 +706,9 @@ int report_write_html(FILE *out, const struct common_args *a, const struct repor
 	uint32_t *by_growth = xrealloc(NULL, (ns ? ns : 1) * sizeof *by_growth);
 	for (size_t k = 0; k < ns; k++)
 		by_peak[k] = by_slope[k] = by_growth[k] = (uint32_t)k;
-	sort_ctx = &c;
-	qsort(by_peak, ns, sizeof *by_peak, cmp_peak);
-	qsort(by_slope, ns, sizeof *by_slope, cmp_slope);
-	qsort(by_growth, ns, sizeof *by_growth, cmp_growth);
-	sort_ctx = NULL;
+	qsort_r(by_peak, ns, sizeof *by_peak, cmp_peak, &c);
+	qsort_r(by_slope, ns, sizeof *by_slope, cmp_slope, &c);
+	qsort_r(by_growth, ns, sizeof *by_growth, cmp_growth, &c);
 	c.order = by_peak;
 	c.nchart = ns < CHART_SERIES ? ns : CHART_SERIES;
 

@@ -3,7 +3,7 @@
  * reports. The script defines htflameInit(svg): it reads the frames back from an
  * <svg class="htflame"> written by flame.c and wires hover details, click-to-zoom, Reset Zoom,
  * regex Search (highlight + "Matched: P%"), the ic (ignore case) toggle and, in a standalone
- * SVG, Ctrl-F / F3 and ?s=<regex> in the URL. After init the element has
+ * SVG, Ctrl-F / F3 and the view in the URL (?x=&y= zoom, ?s= search). After init the element has
  * .htflame = { zoom(i), unzoom(), search(re) -> percent, reset(), matched(), count(), frames }.
  * Static NUL-terminated strings; nothing allocates.
  */
