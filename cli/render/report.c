@@ -249,12 +249,16 @@ static const char *fmt_time(char *buf, size_t cap, int64_t ns)
 	return buf;
 }
 
-/* The trigger letter of a jemalloc/heaptap dump name "<prefix>.<pid>.<seq>.<t><n>.heap". */
+/* The trigger of a jemalloc/heaptap dump name "<prefix>.<pid>.<seq>.<t><n>.heap" (or .pb.gz,
+   .pb, .txt), from its letter. */
 static const char *trigger_of(const char *path)
 {
 	const char *base = strrchr(path, '/');
 	base = base ? base + 1 : path;
-	const char *end = strstr(base, ".heap");
+	static const char *const ext[] = {".heap", ".pb.gz", ".pb", ".txt"};
+	const char *end = NULL;
+	for (size_t i = 0; i < sizeof ext / sizeof ext[0] && !end; i++)
+		end = strstr(base, ext[i]);
 	if (!end)
 		return "";
 	const char *p = end;

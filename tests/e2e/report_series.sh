@@ -2,10 +2,12 @@
 # tests/e2e/report_series.sh - `heaptap report` over a real series of dumps of
 # tests/progs/report_slowleak (leak_slowly leaks ~1 MiB/s; keep_flat_a/keep_flat_b hold flat
 # pools while churning as much). Series from jemalloc's profiler (interval dumps) and, when the
-# collector writes dumps, from heaptap itself (prof_time_interval:200ms). Checks that the report
-# names leak_slowly as the top (and only) leak suspect, its slope is within a factor 1.5 of the
-# true leak rate (the estimate's sampling error is ~6%: 8 sigma), the flat functions are not
-# suspects, and the page is self-contained (no external URL, both flame graphs, chart data, facts).
+# collector writes dumps, from heaptap itself (prof_time_interval:200ms), also converted to pprof.
+# Checks that the report names leak_slowly as the top (and only) leak suspect, its slope is within
+# a factor 1.5 of the true leak rate (~180 blocks of 16 KiB at a 16 KiB period: the leaked total
+# has a sampling error of sqrt((1-p)/(N p)) = 5.7% with p = 1-1/e, the fitted slope about 8%, so
+# 1.5 is more than 6 sigma), the flat functions are not suspects, and the page is self-contained
+# (no external URL, both flame graphs, chart data, facts).
 set -u
 JE=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2
 PROG=$HEAPTAP_BUILD/progs/report_slowleak
@@ -99,6 +101,17 @@ if [ -r "$HEAPTAP_LIB" ]; then
 			check heaptap "$d/ht.out" "$d/ht.html" || fail=1
 		else
 			echo "FAIL: heaptap report (heaptap series) exited $?"; fail=1
+		fi
+		# the same series as pprof files (time from time_nanos, order from the names)
+		mkdir "$d/pb"
+		for f in "$d"/ht/*.heap; do
+			b=${f##*/}
+			"$HEAPTAP_PLAIN" pprof "$PROG" "$f" -o "$d/pb/${b%.heap}.pb.gz" || { echo "FAIL: heaptap pprof $f"; fail=1; }
+		done
+		if "$HEAPTAP" report "$d"/pb/*.pb.gz -o "$d/pb.html"; then
+			check pprof "$d/ht.out" "$d/pb.html" || fail=1
+		else
+			echo "FAIL: heaptap report (pprof series) exited $?"; fail=1
 		fi
 		ran=1
 	else
