@@ -25,7 +25,7 @@
 enum { X_CONF = 1, X_OUT, X_TOP, X_QUIET };
 
 static const char run_help[] =
-	"usage: heaptap run [--conf KEY:VAL,...] [--out DIR] [--top N] -- PROG [ARGS...]\n"
+	"usage: heaptap run [--conf KEY:VAL,...] [--out DIR] [--top N] [--] PROG [ARGS...]\n"
 	"Runs PROG under the heaptap collector (libheaptap.so preloaded) and, when it exits, prints\n"
 	"the allocation sites that held the most live memory at exit (function file:line, bytes,\n"
 	"objects, %) and the files written to DIR: the final dump (jeprof reads it), folded stacks,\n"

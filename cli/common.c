@@ -276,6 +276,13 @@ int common_parse(struct common_args *a, int argc, char **argv, const struct comm
 		if (arg[0] != '-' || arg[1] == '\0') {
 			if (push_str(&pos, &npos, arg))
 				goto oom;
+			if (raw) {
+				/* a command line to run: everything after its first word is its own */
+				for (i++; i < argc; i++)
+					if (push_str(&pos, &npos, argv[i]))
+						goto oom;
+				break;
+			}
 			continue;
 		}
 		const char *name = arg + 1 + (arg[1] == '-');

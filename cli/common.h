@@ -41,8 +41,9 @@ struct common_extra {
 	/* The command's --help text (usage line first), printed to stdout on --help/-h; the
 	   shared options are described after it. */
 	const char *help;
-	/* 1: the command takes no BINARY/PROFILE positionals of the usual kind; every positional
-	   is appended to args.rest instead (e.g. `run -- PROG ARGS`). */
+	/* 1: the command takes no BINARY/PROFILE positionals of the usual kind; the first
+	   positional and everything after it (or everything after "--") go to args.rest, unparsed
+	   (e.g. `run [--] PROG ARGS`). */
 	int raw_positionals;
 };
 

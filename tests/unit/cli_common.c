@@ -118,6 +118,9 @@ int main(void)
 	CHECK(parse(&a, &raw, "run", "--", "/proc/self/exe", "-x", "y", NULL) == -1 && a.nrest == 3 &&
 	      a.binary == NULL && strcmp(a.rest[1], "-x") == 0, "raw positionals");
 	common_args_release(&a);
+	CHECK(parse(&a, &raw, "run", "prog", "--focus=x", "-o", NULL) == -1 && a.nrest == 3 &&
+	      strcmp(a.rest[1], "--focus=x") == 0 && a.focus == NULL, "options after the program are its own");
+	common_args_release(&a);
 
 	CHECK(common_is_elf("/proc/self/exe"), "self is ELF");
 	CHECK(!common_is_elf("/proc/self/cmdline"), "cmdline is not ELF");
