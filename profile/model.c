@@ -298,27 +298,59 @@ void profile_merge(struct profile *dst, const struct profile *src, double sign)
 	/* Samples appended with profile_add since the last compaction may repeat stacks. */
 	if (pv->ix_n != dst->nsamples || !pv->ix.slots || pv->ix_fingerprint != sample_fingerprint(dst))
 		profile_compact_impl(dst, 0);
-	/* The table is bigger than the caches: hash a few samples ahead and prefetch their slots,
-	   so the misses overlap (3-5x faster on 100k-stack profiles). */
-	enum { AHEAD = 8 };
-	uint64_t ring[AHEAD];
-	for (size_t i = 0; i < AHEAD && i < src->nsamples; i++) {
-		ring[i] = stack_hash(src->samples[i].addrs, src->samples[i].naddrs);
-		__builtin_prefetch(&pv->ix.slots[ring[i] & pv->ix.mask]);
+	/*
+	 * The table and dst's stacks are bigger than the caches, so each lookup would wait for up
+	 * to three misses (slot, sample, addresses). A software pipeline overlaps them: sample
+	 * i + 16 is hashed and its slot prefetched, the slot of i + 8 is read and its candidate
+	 * sample prefetched, the addresses of i + 4's candidate are prefetched. Only prefetches
+	 * are issued from the guesses; the real lookup below decides.
+	 */
+	enum { D1 = 16, D2 = 8, D3 = 4, RING = 32 };
+	struct ahead {
+		uint64_t h;
+		size_t k;
+	} ring[RING];
+	const size_t n = src->nsamples;
+	for (size_t j = 0; j < D1 + 1 && j < n; j++) {
+		ring[j % RING].h = stack_hash(src->samples[j].addrs, src->samples[j].naddrs);
+		ring[j % RING].k = SIZE_MAX;
 	}
-	for (size_t i = 0; i < src->nsamples; i++) {
+	size_t guess = 0;
+	for (size_t i = 0; i < n; i++) {
 		const struct prof_sample *s = &src->samples[i];
-		uint64_t h = ring[i % AHEAD];
-		if (i + AHEAD < src->nsamples) {
-			const struct prof_sample *t = &src->samples[i + AHEAD];
-			ring[i % AHEAD] = stack_hash(t->addrs, t->naddrs);
-			__builtin_prefetch(&pv->ix.slots[ring[i % AHEAD] & pv->ix.mask]);
+		uint64_t h = ring[i % RING].h;
+		if (i + D1 + 1 < n) {
+			const struct prof_sample *t = &src->samples[i + D1 + 1];
+			struct ahead *r = &ring[(i + D1 + 1) % RING];
+			r->h = stack_hash(t->addrs, t->naddrs);
+			r->k = SIZE_MAX;
 		}
-		size_t slot = 0;
-		size_t k = stack_index_lookup(&pv->ix, dst->samples, dst->nsamples, s, h, &slot);
+		if (i + D1 < n)
+			__builtin_prefetch(&pv->ix.slots[ring[(i + D1) % RING].h & pv->ix.mask]);
+		if (i + D2 < n) {
+			struct ahead *r = &ring[(i + D2) % RING];
+			uint64_t e = pv->ix.slots[r->h & pv->ix.mask];
+			if (e && (e >> 32) == (r->h >> 32) && (uint32_t)e - 1 < dst->nsamples) {
+				r->k = (uint32_t)e - 1;
+				__builtin_prefetch(&dst->samples[r->k]);
+			}
+		}
+		if (i + D3 < n) {
+			size_t k3 = ring[(i + D3) % RING].k;
+			if (k3 < dst->nsamples)
+				__builtin_prefetch(dst->samples[k3].addrs);
+		}
+		/* Dumps of one process list their stacks in much the same order: try the sample after
+		   the last match before the table (a sequential read instead of a random one). */
+		size_t slot = 0, k;
+		if (guess < dst->nsamples && stack_equal(&dst->samples[guess], s))
+			k = guess;
+		else
+			k = stack_index_lookup(&pv->ix, dst->samples, dst->nsamples, s, h, &slot);
 		if (k != SIZE_MAX) {
 			for (int v = 0; v < PV_COUNT; v++)
 				dst->samples[k].v[v] += sign * s->v[v];
+			guess = k + 1;
 			continue;
 		}
 		struct prof_sample *d = profile_push(dst);
