@@ -25,7 +25,8 @@ enum {
 	O_INUSE_SPACE = 1, O_INUSE_OBJECTS, O_ALLOC_SPACE, O_ALLOC_OBJECTS, O_SAMPLE_INDEX,
 	O_SHOW_BYTES, O_FOCUS, O_IGNORE, O_FUNCTIONS, O_LINES, O_ADDRESSES, O_FILES,
 	O_NODECOUNT, O_NODEFRACTION, O_EDGEFRACTION, O_MAXDEGREE, O_LIB_PREFIX, O_SYSROOT,
-	O_BASE, O_NO_SYMBOLIZE, O_HELP, O_CUM, O_DROP_NEGATIVE, O_OUTPUT
+	O_BASE, O_NO_SYMBOLIZE, O_HELP, O_CUM, O_DROP_NEGATIVE, O_OUTPUT, O_DEBUG_DIR, O_NO_DEMANGLE,
+	O_NO_INLINES
 };
 
 static const struct common_opt shared_opts[] = {
@@ -55,6 +56,9 @@ static const struct common_opt shared_opts[] = {
 	{"h", 0, O_HELP},
 	{"cum", 0, O_CUM},
 	{"drop_negative", 0, O_DROP_NEGATIVE},
+	{"debug-dir", 1, O_DEBUG_DIR},
+	{"no-demangle", 0, O_NO_DEMANGLE},
+	{"no-inlines", 0, O_NO_INLINES},
 	{"o", 1, O_OUTPUT},
 	{"output", 1, O_OUTPUT},
 	{NULL, 0, 0},
@@ -70,6 +74,8 @@ static const char shared_help[] =
 	"  --nodecount=N --nodefraction=F --edgefraction=F --maxdegree=N   size limits\n"
 	"  --base=PROFILE         subtract PROFILE (--drop_negative clamps at 0)\n"
 	"  --lib-prefix=DIR[,DIR] --sysroot=DIR   where to find the libraries\n"
+	"  --debug-dir=DIR        root of separate debug files (default /usr/lib/debug)\n"
+	"  --no-demangle --no-inlines             raw symbol names; no inlined frames\n"
 	"  --no-symbolize         show raw addresses\n"
 	"  BINARY and PROFILE arguments may come in any order (an ELF file is the binary)\n";
 
@@ -228,6 +234,9 @@ static int apply_shared(struct common_args *a, int id, const char *v)
 	case O_CUM: a->cum_sort = 1; return 0;
 	case O_DROP_NEGATIVE: a->drop_negative = 1; return 0;
 	case O_OUTPUT: a->output = v; return 0;
+	case O_DEBUG_DIR: a->debug_dir = v; return 0;
+	case O_NO_DEMANGLE: a->no_demangle = 1; return 0;
+	case O_NO_INLINES: a->no_inlines = 1; return 0;
 	}
 	return 0;
 }
@@ -415,6 +424,11 @@ int common_symbolize(const struct common_args *a, struct profile *p)
 	so.binary = a->binary;
 	so.lib_prefix = (const char *const *)a->lib_prefix;
 	so.sysroot = a->sysroot;
+	so.debug_root = a->debug_dir;
+	if (a->no_demangle)
+		so.demangle = 0;
+	if (a->no_inlines)
+		so.inlines = 0;
 	common_progress("symbolizing");
 	int rc = symbolize_profile(p, &so) == 0 ? 0 : 1;
 	common_progress(NULL);

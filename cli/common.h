@@ -71,6 +71,9 @@ struct common_args {
 	const char *base;         /* --base=PROFILE, or NULL */
 	int drop_negative;        /* --drop_negative (with --base) */
 	int no_symbolize;         /* --no-symbolize */
+	const char *debug_dir;    /* --debug-dir=DIR: root of separate debug files, or NULL */
+	int no_demangle;          /* --no-demangle */
+	int no_inlines;           /* --no-inlines */
 	const char *output;       /* -o FILE / --output=FILE, or NULL (commands that write files) */
 
 	const char *binary;       /* the ELF positional, or NULL */
