@@ -27,7 +27,7 @@ static int failures;
 static double now_s(void)
 {
 	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts); /* CPU time: the machine is shared */
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
@@ -214,8 +214,9 @@ static void test_speed(void)
 	CHECK(profile_total(&dst, PV_INUSE_BYTES) == 100.0 * 100 * 100000, "total");
 	printf("build+compact 100k x 30: %.3f s; 100 merges: %.3f s; unique addrs (%zu): %.3f s\n", t1 - t0,
 	       t2 - t1, n, t3 - t2);
-	/* Generous bound: this binary runs under ASan+UBSan on a shared machine. */
-	CHECK(t2 - t1 < 10.0, "100 merges took %.3f s", t2 - t1);
+	/* Catches a quadratic merge (hours), not a slow machine: this binary runs under ASan+UBSan
+	   on a shared machine. The -O2 build does the 100 merges in about 0.5 s of CPU. */
+	CHECK(t2 - t1 < 30.0, "100 merges took %.3f s of CPU", t2 - t1);
 	profile_release(&src);
 	profile_release(&dst);
 }
