@@ -34,6 +34,8 @@ static void filter_dec(uintptr_t p)
 		__atomic_store_n(c, (uint8_t)(v - 1), __ATOMIC_RELAXED);
 }
 
+#define INITIAL_SLOTS 4096
+
 int livetab_init(struct livetab *t, uint64_t cap)
 {
 	memset(t, 0, sizeof *t);
@@ -42,12 +44,45 @@ int livetab_init(struct livetab *t, uint64_t cap)
 	uint64_t n = 2;
 	while (n < cap + cap / 2 + 1)
 		n <<= 1;
+	t->max_slots = n;
+	if (n > INITIAL_SLOTS)
+		n = INITIAL_SLOTS;
 	t->bytes = (size_t)n * sizeof *t->slots;
 	t->slots = sys_map(t->bytes);
 	if (!t->slots)
 		return -ENOMEM;
 	t->mask = n - 1;
 	t->cap = cap;
+	return 0;
+}
+
+/* Doubles the slot array (rehashing every entry) when it is half full: the table stays
+   proportional to what is live, so its pages stay few and hot. Returns 0 or -ENOMEM (the
+   table then keeps working, only fuller). */
+static int grow(struct livetab *t)
+{
+	uint64_t n = (t->mask + 1) * 2;
+	if (n > t->max_slots)
+		return 0;
+	size_t bytes = (size_t)n * sizeof *t->slots;
+	struct live_entry *ns = sys_map(bytes);
+	if (!ns)
+		return -ENOMEM;
+	struct live_entry *old = t->slots;
+	uint64_t old_slots = t->mask + 1;
+	size_t old_bytes = t->bytes;
+	t->slots = ns;
+	t->mask = n - 1;
+	t->bytes = bytes;
+	for (uint64_t i = 0; i < old_slots; i++) {
+		if (!old[i].ptr)
+			continue;
+		uint64_t k = slot_of(t, old[i].ptr);
+		while (ns[k].ptr)
+			k = (k + 1) & t->mask;
+		ns[k] = old[i];
+	}
+	sys_unmap(old, old_bytes);
 	return 0;
 }
 
@@ -60,7 +95,7 @@ void livetab_release(struct livetab *t)
 void livetab_clear(struct livetab *t)
 {
 	if (t->slots)
-		madvise(t->slots, t->bytes, MADV_DONTNEED);
+		madvise(t->slots, t->bytes, MADV_DONTNEED); /* zero pages again; the size stays */
 	t->n = 0;
 	memset(livetab_filter, 0, sizeof livetab_filter);
 }
@@ -79,6 +114,12 @@ int livetab_insert(struct livetab *t, const struct live_entry *e, struct live_en
 	if (t->n >= t->cap) {
 		t->dropped_full++;
 		return -1;
+	}
+	if ((t->n + 1) * 2 > t->mask + 1 && t->mask + 1 < t->max_slots) {
+		grow(t);
+		i = slot_of(t, e->ptr);
+		while (t->slots[i].ptr)
+			i = (i + 1) & t->mask;
 	}
 	t->slots[i] = *e;
 	t->n++;

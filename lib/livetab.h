@@ -6,7 +6,8 @@
  * The filter is a global array of 2^20 8-bit counters indexed by a hash of the address,
  * incremented on insert and decremented on remove (saturating: a counter that reaches 255
  * stays there until livetab_clear). A zero counter proves the pointer is not in the table.
- * The table itself is mmap'd open addressing with a hard capacity. NOT thread-safe except
+ * The table itself is mmap'd open addressing with a hard capacity; its slot array starts small
+ * and doubles (rehash, under the caller's lock) when half full, so it stays hot in cache. NOT thread-safe except
  * livetab_filter_hit: the caller holds the collector's table lock. No host malloc.
  */
 #ifndef HEAPTAP_LIB_LIVETAB_H
@@ -28,7 +29,8 @@ struct live_entry {
 
 struct livetab {
 	struct live_entry *slots;
-	uint64_t mask;         /* slot count - 1 */
+	uint64_t mask;         /* slot count - 1 (grows by doubling up to max_slots) */
+	uint64_t max_slots;    /* power of two >= 1.5 * cap */
 	uint64_t n, cap;       /* live entries, hard cap */
 	uint64_t dropped_full; /* inserts refused because n == cap */
 	size_t bytes;
