@@ -439,7 +439,12 @@ int cmd_run(int argc, char **argv)
 		}
 		if (!o.quiet) {
 			/* Shown under the directory as the user named it. */
-			const char *od = o.out;
+			char od[PATH_MAX];
+			snprintf(od, sizeof(od), "%s", o.out);
+			for (size_t l = strlen(od); l > 1 && od[l - 1] == '/';)
+				od[--l] = '\0';
+			if (strcmp(od, "/") == 0)
+				od[0] = '\0';
 			size_t dl = strlen(dir);
 			printf("\nfiles:\n  dump (jeprof, heaptap top):  %s%s\n", od, dump + dl);
 			if (ok1)
