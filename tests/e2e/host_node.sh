@@ -9,6 +9,8 @@ for tag in node.default node.lg_prof_sample:0; do
 	host_check_parse "$tag"
 	total=$(host_max_total "$tag" t)
 	echo "$tag: largest live total among $(host_dumps "$tag" t | wc -l) time-interval dumps: $total bytes"
-	[ "${total:-0}" -ge $((44 << 20)) ] || host_fail "$tag: total $total < 44 MiB (48 MiB of Buffers are live)"
+	# 48 Buffers of 1 MiB at R = 512 KiB: relative sigma 5.7 %, 3 sigma below the truth is 40 MiB;
+	# the largest of several dumps only helps. 36 MiB leaves room (docs/DESIGN.md).
+	[ "${total:-0}" -ge $((36 << 20)) ] || host_fail "$tag: total $total < 36 MiB (48 MiB of Buffers are live)"
 done
 echo "node ok"

@@ -12,7 +12,9 @@ for tag in python.default python.lg_prof_sample:0; do
 	[ -n "$dump" ] || host_fail "$tag: no manual dump (the script calls heaptap_dump through ctypes)"
 	total=$("$HEAPTAP" top --show_bytes --no-symbolize "$dump" | awk '/^Total:/ { print $2 }')
 	echo "$tag: total live $total bytes"
-	[ "${total:-0}" -ge $((44 << 20)) ] || host_fail "$tag: total $total < 44 MiB (48 MiB of bytearrays are live)"
+	# 48 objects of 1 MiB at R = 512 KiB: p = 1-exp(-2) = 0.865, relative sigma = sqrt((1-p)/(48 p)) = 5.7 %,
+	# so 3 sigma below the truth is 40 MiB; 36 MiB leaves room for it (docs/DESIGN.md).
+	[ "${total:-0}" -ge $((36 << 20)) ] || host_fail "$tag: total $total < 36 MiB (48 MiB of bytearrays are live)"
 done
 host_jeprof_reads "$(host_dumps python.default m | head -n 1)" "$py"
 echo "python ok"
