@@ -22,20 +22,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if ((size_t)rc > size || req.target < s || req.target + req.target_len > s + size ||
 		    req.query + req.query_len > s + size)
 			__builtin_trap();
-		http_clean_path(path, sizeof path, req.target, req.target_len);
-		http_query_safe(req.query, req.query_len);
+		http_parse_path(path, sizeof path, req.target, req.target_len);
+		http_parse_query_safe(req.query, req.query_len);
 		if (req.host)
-			http_host_is_loopback(req.host, req.host_len);
-		http_query_get(req.query, req.query_len, "debug", val, sizeof val);
-		http_query_get(req.query, req.query_len, "id", val, 4);
-		long d = http_query_get(req.query, req.query_len, "duration", val, sizeof val);
+			http_parse_host_is_loopback(req.host, req.host_len);
+		http_parse_query_get(req.query, req.query_len, "debug", val, sizeof val);
+		http_parse_query_get(req.query, req.query_len, "id", val, 4);
+		long d = http_parse_query_get(req.query, req.query_len, "duration", val, sizeof val);
 		double secs;
 		if (d >= 0)
 			http_parse_duration(val, (size_t)d, &secs);
 		/* the body, as POST /pprof/symbol reads it */
 		size_t pos = 0, count = 0;
 		struct http_symaddr a;
-		while (http_symbol_next(s + rc, size - (size_t)rc, &pos, &a)) {
+		while (http_parse_symbol_next(s + rc, size - (size_t)rc, &pos, &a)) {
 			if (a.hex < s + rc || a.hex + a.hex_len > s + size || a.hex_len == 0 || a.hex_len > 16)
 				__builtin_trap();
 			if (++count > size)
@@ -45,7 +45,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* the whole input as an address list, a duration and a listen address */
 	size_t pos = 0;
 	struct http_symaddr a;
-	while (http_symbol_next(s, size, &pos, &a))
+	while (http_parse_symbol_next(s, size, &pos, &a))
 		;
 	double secs;
 	http_parse_duration(s, size, &secs);
@@ -57,6 +57,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	socklen_t sl;
 	int lo;
 	http_parse_addr(addr, &ss, &sl, &lo);
-	http_url_decode(path, sizeof path, s, size, 1);
+	http_parse_url_decode(path, sizeof path, s, size, 1);
 	return 0;
 }

@@ -56,7 +56,7 @@ static int64_t job_err_ms[2];
 
 static const char *run_dir_file(char *dst, const char *name)
 {
-	const char *dir = http_tmpdir();
+	const char *dir = http_routes_tmpdir();
 	if (!dir)
 		return NULL;
 	struct outbuf ob;
@@ -75,7 +75,7 @@ static void reply_json_start(struct http_exchange *x)
 
 static void bad(struct http_exchange *x, int status, const char *a, const char *b, const char *c)
 {
-	http_reply_text(x, status, a);
+	http_server_reply_text(x, status, a);
 	if (b)
 		outbuf_puts(&x->ob, b);
 	if (c)
@@ -85,17 +85,17 @@ static void bad(struct http_exchange *x, int status, const char *a, const char *
 
 static int prof_available(void)
 {
-	return http_jemalloc_mode() || collector_enabled();
+	return http_routes_jemalloc_mode() || collector_enabled();
 }
 
 static int set_active(int on)
 {
-	return http_jemalloc_mode() ? jemalloc_backend_set_active(on) : collector_set_active(on);
+	return http_routes_jemalloc_mode() ? jemalloc_backend_set_active(on) : collector_set_active(on);
 }
 
 static int get_active(void)
 {
-	return http_jemalloc_mode() ? jemalloc_backend_active() : collector_active();
+	return http_routes_jemalloc_mode() ? jemalloc_backend_active() : collector_active();
 }
 
 /* Deactivates and dumps the current run into profile.dump. Returns 0 or -errno. */
@@ -107,7 +107,7 @@ static int run_finish(void)
 	text_id = graph_id = -1;
 	if (!run_dir_file(path_raw, "profile.dump"))
 		return -errno;
-	if (http_jemalloc_mode())
+	if (http_routes_jemalloc_mode())
 		return jemalloc_backend_dump(path_raw);
 	char tmp[660];
 	struct outbuf ob;
@@ -168,7 +168,7 @@ static void mesos_start(struct http_exchange *x)
 	}
 	char d[64];
 	double secs = MESOS_DEFAULT_SECS;
-	long dn = http_query_get(x->query, x->query_len, "duration", d, sizeof d);
+	long dn = http_parse_query_get(x->query, x->query_len, "duration", d, sizeof d);
 	if (dn == -2 || (dn >= 0 && http_parse_duration(d, (size_t)dn, &secs) != 0)) {
 		bad(x, 400, "Could not parse parameter 'duration': Invalid duration '", dn >= 0 ? d : "", "'.");
 		return;
@@ -177,12 +177,12 @@ static void mesos_start(struct http_exchange *x)
 		bad(x, 400, "Duration '", d, "' must be between 1secs and 1days.");
 		return;
 	}
-	int64_t now = http_now_ms();
+	int64_t now = http_server_now_ms();
 	const char *msg;
 	if (run_active) {
 		msg = "Heap profiling is already active.";
 	} else {
-		if (http_jemalloc_mode() && jemalloc_backend_active() == 1) {
+		if (http_routes_jemalloc_mode() && jemalloc_backend_active() == 1) {
 			bad(x, 409, "Heap profiling was started externally.", NULL, NULL);
 			return;
 		}
@@ -229,7 +229,7 @@ static void mesos_stop(struct http_exchange *x)
 		return;
 	}
 	if (!run_active) {
-		if (http_jemalloc_mode() && jemalloc_backend_active() == 1) {
+		if (http_routes_jemalloc_mode() && jemalloc_backend_active() == 1) {
 			bad(x, 400, "Profiling is active, but was not started by heaptap. "
 			            "Use /heaptap/active?on=0 to stop it.", NULL, NULL);
 			return;
@@ -270,8 +270,8 @@ static void put_bool_or_error(struct http_exchange *x, int v)
 
 static void mesos_state(struct http_exchange *x)
 {
-	const char *dir = last_id >= 0 ? http_tmpdir() : NULL;
-	int64_t now = http_now_ms();
+	const char *dir = last_id >= 0 ? http_routes_tmpdir() : NULL;
+	int64_t now = http_server_now_ms();
 	reply_json_start(x);
 	outbuf_puts(&x->ob, "{\"memory_profiler\": {\"jemalloc_detected\": ");
 	outbuf_puts(&x->ob, jemalloc_backend_present() ? "true" : "false");
@@ -304,7 +304,7 @@ static void mesos_state(struct http_exchange *x)
 		outbuf_putc(&x->ob, '}');
 	}
 	outbuf_puts(&x->ob, ", \"heaptap\": {\"backend\": \"");
-	outbuf_puts(&x->ob, http_jemalloc_mode() ? "jemalloc" : "heaptap");
+	outbuf_puts(&x->ob, http_routes_jemalloc_mode() ? "jemalloc" : "heaptap");
 	outbuf_puts(&x->ob, "\", \"profiling_enabled\": ");
 	outbuf_puts(&x->ob, prof_available() ? "true" : "false");
 	outbuf_puts(&x->ob, ", \"profiling_active\": ");
@@ -315,7 +315,7 @@ static void mesos_state(struct http_exchange *x)
 static void mesos_statistics(struct http_exchange *x)
 {
 	reply_json_start(x);
-	if (http_jemalloc_mode() && jemalloc_backend_stats_json(&x->ob) == 0)
+	if (http_routes_jemalloc_mode() && jemalloc_backend_stats_json(&x->ob) == 0)
 		return;
 	collector_stats_json(&x->ob);
 	outbuf_putc(&x->ob, '\n');
@@ -325,7 +325,7 @@ static void mesos_statistics(struct http_exchange *x)
 static int check_id(struct http_exchange *x, const char *what)
 {
 	char v[32];
-	long n = http_query_get(x->query, x->query_len, "id", v, sizeof v);
+	long n = http_parse_query_get(x->query, x->query_len, "id", v, sizeof v);
 	int64_t id = -1;
 	if (n >= 0) {
 		if (n == 0 || n > 18) {
@@ -369,7 +369,7 @@ static void serve_file(struct http_exchange *x, const char *path)
 		bad(x, 400, "Requested file was deleted from local disk.", NULL, NULL);
 		return;
 	}
-	http_body_reset(x);
+	http_server_body_reset(x);
 	x->file_fd = fd;
 	x->ctype = "application/octet-stream";
 	char disp[700];
@@ -378,7 +378,7 @@ static void serve_file(struct http_exchange *x, const char *path)
 	outbuf_puts(&ob, "attachment; filename=");
 	outbuf_puts(&ob, path);
 	disp[ob.len] = 0;
-	http_header(x, "Content-Disposition", disp);
+	http_server_header(x, "Content-Disposition", disp);
 }
 
 /* Finds the CLI: $HEAPTAP_CLI, else "heaptap" on PATH. Returns 0 and fills out, or -1. */
@@ -435,7 +435,7 @@ static void job_fail(int text, int64_t id, const char *why)
 	memcpy(job_err[text], why, n);
 	job_err[text][n] = 0;
 	job_err_id[text] = id;
-	job_err_ms[text] = http_now_ms();
+	job_err_ms[text] = http_server_now_ms();
 }
 
 /* Starts the CLI with args, stdout into out. Returns 0, or -1 after job_fail. */
@@ -477,7 +477,7 @@ static int job_start(int text, char *const args[], char *out)
 	job.text = text;
 	job.id = last_id;
 	job.out = out;
-	job.deadline_ms = http_now_ms() + CLI_TIMEOUT_MS;
+	job.deadline_ms = http_server_now_ms() + CLI_TIMEOUT_MS;
 	return 0;
 }
 
@@ -555,7 +555,7 @@ static void mesos_download(struct http_exchange *x, const char *kind)
 		serve_file(x, out);
 		return;
 	}
-	if (job_err_id[text] == last_id && job_err[text][0] && http_now_ms() - job_err_ms[text] < JOB_ERR_KEEP_MS) {
+	if (job_err_id[text] == last_id && job_err[text][0] && http_server_now_ms() - job_err_ms[text] < JOB_ERR_KEEP_MS) {
 		bad(x, 400, "Could not generate file: ", job_err[text], ".");
 		return;
 	}
@@ -594,5 +594,5 @@ void http_mesos_dispatch(struct http_exchange *x, const char *route)
 	         (strcmp(route + 9, "raw") == 0 || strcmp(route + 9, "text") == 0 || strcmp(route + 9, "graph") == 0))
 		mesos_download(x, route + 9);
 	else
-		http_reply_text(x, 404, "not found\n");
+		http_server_reply_text(x, 404, "not found\n");
 }

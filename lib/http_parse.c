@@ -212,7 +212,7 @@ long http_parse_head(const char *buf, size_t len, struct http_request *req)
 	}
 }
 
-long http_url_decode(char *dst, size_t cap, const char *src, size_t n, int plus_space)
+long http_parse_url_decode(char *dst, size_t cap, const char *src, size_t n, int plus_space)
 {
 	size_t o = 0;
 	if (cap == 0)
@@ -240,9 +240,9 @@ long http_url_decode(char *dst, size_t cap, const char *src, size_t n, int plus_
 	return (long)o;
 }
 
-long http_clean_path(char *dst, size_t cap, const char *target, size_t n)
+long http_parse_path(char *dst, size_t cap, const char *target, size_t n)
 {
-	long len = http_url_decode(dst, cap, target, n, 0);
+	long len = http_parse_url_decode(dst, cap, target, n, 0);
 	if (len <= 0 || dst[0] != '/')
 		return -1;
 	const char *s = dst;
@@ -300,14 +300,14 @@ static long query_get_fn(void *ctx, const char *k, size_t kn, const char *v, siz
 {
 	struct query_get_ctx *c = ctx;
 	char key[64];
-	long kl = http_url_decode(key, sizeof key, k, kn, 1);
+	long kl = http_parse_url_decode(key, sizeof key, k, kn, 1);
 	if (kl < 0 || strcmp(key, c->name) != 0)
 		return 0;
 	if (c->cap == 0) {
 		c->result = -2;
 		return 1;
 	}
-	long vl = http_url_decode(c->dst, c->cap, v, vn, 1);
+	long vl = http_parse_url_decode(c->dst, c->cap, v, vn, 1);
 	if (vl < 0 && vn == 0)
 		vl = 0;
 	c->result = vl < 0 ? -2 : vl;
@@ -316,7 +316,7 @@ static long query_get_fn(void *ctx, const char *k, size_t kn, const char *v, siz
 	return 1;
 }
 
-long http_query_get(const char *query, size_t n, const char *name, char *dst, size_t cap)
+long http_parse_query_get(const char *query, size_t n, const char *name, char *dst, size_t cap)
 {
 	struct query_get_ctx c = {name, dst, cap, -1};
 	if (cap)
@@ -329,7 +329,7 @@ static long query_safe_fn(void *ctx, const char *k, size_t kn, const char *v, si
 {
 	char val[512];
 	(void)ctx;
-	long vl = http_url_decode(val, sizeof val, v, vn, 1);
+	long vl = http_parse_url_decode(val, sizeof val, v, vn, 1);
 	if (vl < 0)
 		return vn > 0 && vn < 3 * sizeof val ? -1 : 0; /* long values (symbol lists) are not paths */
 	if (val[0] == '/' || val[0] == '\\')
@@ -342,7 +342,7 @@ static long query_safe_fn(void *ctx, const char *k, size_t kn, const char *v, si
 	return 0;
 }
 
-int http_query_safe(const char *query, size_t n)
+int http_parse_query_safe(const char *query, size_t n)
 {
 	return query_each(query, n, query_safe_fn, NULL) ? -1 : 0;
 }
@@ -463,7 +463,7 @@ static size_t sep_len(const char *s, size_t n, size_t i)
 	return 0;
 }
 
-int http_symbol_next(const char *s, size_t n, size_t *pos, struct http_symaddr *out)
+int http_parse_symbol_next(const char *s, size_t n, size_t *pos, struct http_symaddr *out)
 {
 	size_t i = *pos;
 	for (;;) {
@@ -498,7 +498,7 @@ int http_symbol_next(const char *s, size_t n, size_t *pos, struct http_symaddr *
 	return 0;
 }
 
-int http_host_is_loopback(const char *host, size_t n)
+int http_parse_host_is_loopback(const char *host, size_t n)
 {
 	size_t end = n;
 	if (n > 0 && host[0] == '[') {
@@ -546,7 +546,7 @@ int http_host_is_loopback(const char *host, size_t n)
 	return 1;
 }
 
-const char *http_reason(int status)
+const char *http_parse_reason(int status)
 {
 	switch (status) {
 	case 100: return "Continue";

@@ -55,28 +55,28 @@ long http_parse_head(const char *buf, size_t len, struct http_request *req);
  * '+' into ' ' (query strings). Returns the decoded length, or -1 when the text has a bad
  * escape, decodes to a NUL or control byte, or does not fit.
  */
-long http_url_decode(char *dst, size_t cap, const char *src, size_t n, int plus_space);
+long http_parse_url_decode(char *dst, size_t cap, const char *src, size_t n, int plus_space);
 
 /*
  * Decodes a request target into dst and checks it is safe to route: it must start with '/'
  * and contain no "." or ".." segment (also when percent-encoded) and no backslash. Returns
  * the length, or -1 to refuse the request with 400.
  */
-long http_clean_path(char *dst, size_t cap, const char *target, size_t n);
+long http_parse_path(char *dst, size_t cap, const char *target, size_t n);
 
 /*
  * Finds the query parameter `name` in query[0..n) ("a=1&b=2"; ';' also separates) and
  * decodes its value into dst (cap bytes, NUL-terminated). Returns the value's length (0 for
  * "name" or "name="), -1 when absent, -2 when present but undecodable or too long.
  */
-long http_query_get(const char *query, size_t n, const char *name, char *dst, size_t cap);
+long http_parse_query_get(const char *query, size_t n, const char *name, char *dst, size_t cap);
 
 /*
  * Checks every query value: returns 0 when none looks like a file path (a value starting
  * with '/' or containing a ".." segment), -1 otherwise. No endpoint reads a file a client
  * names; this refuses such requests outright with 400.
  */
-int http_query_safe(const char *query, size_t n);
+int http_parse_query_safe(const char *query, size_t n);
 
 /*
  * Parses a listen address: "6060" and ":6060" mean 127.0.0.1:6060; "HOST:PORT" with HOST
@@ -105,16 +105,16 @@ struct http_symaddr {
  * cursor (start at 0). Returns 1 and fills *out for the next valid address, 0 at the end.
  * Tokens that are not hex numbers of at most 16 digits are skipped.
  */
-int http_symbol_next(const char *s, size_t n, size_t *pos, struct http_symaddr *out);
+int http_parse_symbol_next(const char *s, size_t n, size_t *pos, struct http_symaddr *out);
 
 /*
  * 1 when a Host header value names this machine's loopback interface: "localhost",
  * "127.x.y.z" or "[::1]", each with an optional ":port". A server bound to loopback refuses
  * other names (a web page whose DNS name was re-pointed at 127.0.0.1 must not read profiles).
  */
-int http_host_is_loopback(const char *host, size_t n);
+int http_parse_host_is_loopback(const char *host, size_t n);
 
 /* The reason phrase of a status code ("Not Found"), "Unknown" for codes we never send. */
-const char *http_reason(int status);
+const char *http_parse_reason(int status);
 
 #endif

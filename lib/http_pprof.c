@@ -22,7 +22,7 @@ static unsigned heap_seq;
 
 static void dump_failed(struct http_exchange *x, int rc)
 {
-	http_reply_text(x, rc == -ENOENT ? 409 : 500, "");
+	http_server_reply_text(x, rc == -ENOENT ? 409 : 500, "");
 	outbuf_puts(&x->ob, rc == -ENOENT ? "profiling is off (HEAPTAP_CONF=prof:false)" : "could not dump the profile");
 	outbuf_puts(&x->ob, ": errno ");
 	outbuf_i64(&x->ob, -rc);
@@ -31,9 +31,9 @@ static void dump_failed(struct http_exchange *x, int rc)
 
 int http_pprof_dump_heapv2(struct http_exchange *x)
 {
-	if (!http_jemalloc_mode())
-		return collector_dump_fd(http_body_fd(x), DUMP_HEAPV2, "http");
-	const char *dir = http_tmpdir();
+	if (!http_routes_jemalloc_mode())
+		return collector_dump_fd(http_server_body_fd(x), DUMP_HEAPV2, "http");
+	const char *dir = http_routes_tmpdir();
 	if (!dir)
 		return -errno;
 	char path[640];
@@ -52,7 +52,7 @@ int http_pprof_dump_heapv2(struct http_exchange *x)
 	unlink(path);
 	if (fd < 0)
 		return -e;
-	http_body_reset(x);
+	http_server_body_reset(x);
 	x->file_fd = fd;
 	return 0;
 }
@@ -71,13 +71,13 @@ void http_pprof_symbol(struct http_exchange *x)
 	size_t n = x->body_len ? x->body_len : x->query_len;
 	struct http_symaddr a;
 	size_t pos = 0;
-	if (x->req->method != HTTP_POST && !http_symbol_next(s, n, &pos, &a)) {
+	if (x->req->method != HTTP_POST && !http_parse_symbol_next(s, n, &pos, &a)) {
 		outbuf_puts(&x->ob, "num_symbols: 1\n");
 		return;
 	}
 	symbolz_begin();
 	pos = 0;
-	while (http_symbol_next(s, n, &pos, &a)) {
+	while (http_parse_symbol_next(s, n, &pos, &a)) {
 		const char *name = symbolz_lookup((uintptr_t)a.addr);
 		if (!name || !*name)
 			continue;
@@ -143,9 +143,9 @@ void http_pprof_cmdline(struct http_exchange *x, int go_style)
 
 static void go_error(struct http_exchange *x, int status, const char *msg)
 {
-	http_reply_text(x, status, msg);
+	http_server_reply_text(x, status, msg);
 	outbuf_putc(&x->ob, '\n');
-	http_header(x, "X-Go-Pprof", "1");
+	http_server_header(x, "X-Go-Pprof", "1");
 }
 
 /* Parses a non-negative decimal integer; returns -1 when it is not one. */
@@ -170,11 +170,11 @@ void http_pprof_go(struct http_exchange *x, const char *name)
 		return;
 	}
 	char v[32];
-	long dn = http_query_get(x->query, x->query_len, "debug", v, sizeof v);
+	long dn = http_parse_query_get(x->query, x->query_len, "debug", v, sizeof v);
 	long debug = dn >= 0 ? parse_int(v, dn) : 0;
 	if (debug < 0)
 		debug = 0; /* as Go's strconv.Atoi failure: the binary profile */
-	long sn = http_query_get(x->query, x->query_len, "seconds", v, sizeof v);
+	long sn = http_parse_query_get(x->query, x->query_len, "seconds", v, sizeof v);
 	if (sn != -1) {
 		long secs = sn > 0 ? parse_int(v, sn) : -1;
 		if (secs <= 0) {
@@ -192,18 +192,18 @@ void http_pprof_go(struct http_exchange *x, const char *name)
 		return;
 	}
 	/* gc=N is accepted and ignored: there is no collector to run in a C heap. */
-	if (http_jemalloc_mode()) {
+	if (http_routes_jemalloc_mode()) {
 		go_error(x, 501, "the jemalloc backend writes heap_v2 only: use /pprof/heap");
 		return;
 	}
 	int rc;
 	if (debug > 0) {
-		rc = collector_dump_fd(http_body_fd(x), DUMP_LEGACY, "http");
+		rc = collector_dump_fd(http_server_body_fd(x), DUMP_LEGACY, "http");
 	} else {
 		x->ctype = "application/octet-stream";
-		http_header(x, "Content-Disposition", allocs ? "attachment; filename=\"allocs\""
+		http_server_header(x, "Content-Disposition", allocs ? "attachment; filename=\"allocs\""
 		                                            : "attachment; filename=\"heap\"");
-		rc = collector_dump_fd(http_body_fd(x), DUMP_PPROF, "http");
+		rc = collector_dump_fd(http_server_body_fd(x), DUMP_PPROF, "http");
 		if (rc == 0 && allocs) {
 			/* Go's allocs profile defaults to alloc_space. A second gzip member holding one
 			   more Profile field, default_sample_type (14) = 3 (the writer's fixed string
@@ -220,7 +220,7 @@ void http_pprof_go(struct http_exchange *x, const char *name)
 	if (rc < 0) {
 		x->headers_len = 0;
 		dump_failed(x, rc);
-		http_header(x, "X-Go-Pprof", "1");
+		http_server_header(x, "X-Go-Pprof", "1");
 	}
 }
 

@@ -25,7 +25,7 @@ static int jemalloc_mode;
 static char tmpdir[512];
 static unsigned dump_seq;
 
-int http_jemalloc_mode(void)
+int http_routes_jemalloc_mode(void)
 {
 	return jemalloc_mode;
 }
@@ -44,7 +44,7 @@ void http_routes_atfork_child(void)
 	http_mesos_atfork_child();
 }
 
-const char *http_tmpdir(void)
+const char *http_routes_tmpdir(void)
 {
 	if (tmpdir[0])
 		return tmpdir;
@@ -69,7 +69,7 @@ const char *http_tmpdir(void)
 
 static void json_error(struct http_exchange *x, int status, const char *what, int err)
 {
-	http_body_reset(x);
+	http_server_body_reset(x);
 	x->status = status;
 	x->ctype = "application/json";
 	outbuf_puts(&x->ob, "{\"error\": \"");
@@ -91,7 +91,7 @@ static void route_dump(struct http_exchange *x)
 	char name[1024];
 	x->ctype = "application/json";
 	if (jemalloc_mode) {
-		const char *dir = http_tmpdir();
+		const char *dir = http_routes_tmpdir();
 		if (!dir) {
 			json_error(x, 500, "cannot create the run directory", -errno);
 			return;
@@ -141,7 +141,7 @@ static int get_active(void)
 static void route_active(struct http_exchange *x)
 {
 	char v[16];
-	long n = http_query_get(x->query, x->query_len, "on", v, sizeof v);
+	long n = http_parse_query_get(x->query, x->query_len, "on", v, sizeof v);
 	int old = get_active();
 	x->ctype = "application/json";
 	if (n >= 0) {
@@ -173,7 +173,7 @@ static void route_active(struct http_exchange *x)
 static void route_sample(struct http_exchange *x)
 {
 	char v[16];
-	long n = http_query_get(x->query, x->query_len, "lg", v, sizeof v);
+	long n = http_parse_query_get(x->query, x->query_len, "lg", v, sizeof v);
 	x->ctype = "application/json";
 	if (n >= 0) {
 		unsigned lg = 0;
@@ -232,7 +232,7 @@ void http_routes_dispatch(struct http_exchange *x)
 		   and recognises the heap profile by its header */
 		http_pprof_heap(x);
 		if (x->status == 200)
-			http_header(x, "Content-Disposition", "attachment; filename=\"heap.prof\"");
+			http_server_header(x, "Content-Disposition", "attachment; filename=\"heap.prof\"");
 	} else if (strcmp(p, "/pprof/symbol") == 0 || strcmp(p, "/debug/pprof/symbol") == 0) {
 		http_pprof_symbol(x);
 	} else if (strcmp(p, "/pprof/cmdline") == 0) {
@@ -254,7 +254,7 @@ void http_routes_dispatch(struct http_exchange *x)
 	} else if (strcmp(p, "/heaptap/sample") == 0) {
 		route_sample(x);
 	} else {
-		http_reply_text(x, 404, "not found: see / for the endpoints\n");
+		http_server_reply_text(x, 404, "not found: see / for the endpoints\n");
 	}
 }
 

@@ -73,7 +73,7 @@ static pthread_t server_thread;
 static int atfork_done;
 static int slots_ready;
 
-int64_t http_now_ms(void)
+int64_t http_server_now_ms(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -82,7 +82,7 @@ int64_t http_now_ms(void)
 
 /* ---- exchange helpers (http_server.h) ---- */
 
-void http_header(struct http_exchange *x, const char *name, const char *value)
+void http_server_header(struct http_exchange *x, const char *name, const char *value)
 {
 	size_t nl = strlen(name), vl = strlen(value);
 	if (x->headers_len + nl + vl + 4 >= sizeof x->headers)
@@ -97,7 +97,7 @@ void http_header(struct http_exchange *x, const char *name, const char *value)
 	x->headers_len += nl + vl + 4;
 }
 
-void http_body_reset(struct http_exchange *x)
+void http_server_body_reset(struct http_exchange *x)
 {
 	x->ob.len = 0;
 	x->ob.err = 0;
@@ -115,15 +115,15 @@ void http_body_reset(struct http_exchange *x)
 	}
 }
 
-void http_reply_text(struct http_exchange *x, int status, const char *text)
+void http_server_reply_text(struct http_exchange *x, int status, const char *text)
 {
-	http_body_reset(x);
+	http_server_body_reset(x);
 	x->status = status;
 	x->ctype = "text/plain; charset=utf-8";
 	outbuf_puts(&x->ob, text);
 }
 
-int http_body_fd(struct http_exchange *x)
+int http_server_body_fd(struct http_exchange *x)
 {
 	outbuf_flush(&x->ob);
 	return x->body_fd;
@@ -190,7 +190,7 @@ static void conn_reply_head(struct conn *c, int status, const char *ctype, const
 	outbuf_puts(&ob, "HTTP/1.1 ");
 	outbuf_u64(&ob, (uint64_t)status);
 	outbuf_putc(&ob, ' ');
-	outbuf_puts(&ob, http_reason(status));
+	outbuf_puts(&ob, http_parse_reason(status));
 	outbuf_puts(&ob, "\r\nContent-Type: ");
 	outbuf_puts(&ob, ctype);
 	outbuf_puts(&ob, "\r\nContent-Length: ");
@@ -204,7 +204,7 @@ static void conn_reply_head(struct conn *c, int status, const char *ctype, const
 	c->body_off = 0;
 	c->body_end = head_only ? 0 : len;
 	c->state = C_WRITE;
-	c->deadline = http_now_ms() + HTTP_WRITE_MS;
+	c->deadline = http_server_now_ms() + HTTP_WRITE_MS;
 	if (status >= 400)
 		c->drain = 1;
 }
@@ -244,7 +244,7 @@ static int auth_ok(const struct conn *c, const char *query, size_t qlen)
 	}
 	if (diff) {
 		char q[256];
-		long ql = http_query_get(query, qlen, "token", q, sizeof q);
+		long ql = http_parse_query_get(query, qlen, "token", q, sizeof q);
 		if (ql == (long)tl) {
 			diff = 0;
 			for (size_t i = 0; i < tl; i++)
@@ -257,12 +257,12 @@ static int auth_ok(const struct conn *c, const char *query, size_t qlen)
 static void conn_handle(struct conn *c)
 {
 	const struct http_request *r = &c->req;
-	if (http_clean_path(pathbuf, sizeof pathbuf, r->target, r->target_len) < 0 ||
-	    http_query_safe(r->query, r->query_len) < 0) {
+	if (http_parse_path(pathbuf, sizeof pathbuf, r->target, r->target_len) < 0 ||
+	    http_parse_query_safe(r->query, r->query_len) < 0) {
 		conn_reply_error(c, 400, "bad request path\n", NULL);
 		return;
 	}
-	if (bound_loopback && r->host && !http_host_is_loopback(r->host, r->host_len)) {
+	if (bound_loopback && r->host && !http_parse_host_is_loopback(r->host, r->host_len)) {
 		conn_reply_error(c, 403, "Host must name the loopback interface (127.0.0.1, localhost, [::1])\n", NULL);
 		return;
 	}
@@ -288,16 +288,16 @@ static void conn_handle(struct conn *c)
 	x->file_fd = -1;
 	x->wait = 0;
 	outbuf_init(&x->ob, x->obuf, sizeof x->obuf, c->memfd);
-	http_body_reset(x);
+	http_server_body_reset(x);
 
 	http_routes_dispatch(x);
 
 	if (x->wait) {
 		/* parked until the background job is over; then routed again (server_main) */
-		http_body_reset(x);
+		http_server_body_reset(x);
 		if (c->state != C_WAIT) {
 			c->state = C_WAIT;
-			c->deadline = http_now_ms() + HTTP_WAIT_MS;
+			c->deadline = http_server_now_ms() + HTTP_WAIT_MS;
 		}
 		return;
 	}
@@ -433,7 +433,7 @@ static void conn_write(struct conn *c)
 	if (c->drain) {
 		shutdown(c->fd, SHUT_WR);
 		c->state = C_DRAIN;
-		c->deadline = http_now_ms() + HTTP_DRAIN_MS;
+		c->deadline = http_server_now_ms() + HTTP_DRAIN_MS;
 		return;
 	}
 	shutdown(c->fd, SHUT_WR);
@@ -462,7 +462,7 @@ static void server_accept(void)
 		c->fd = fd;
 		c->state = C_HEAD;
 		c->head_len = 0;
-		c->deadline = http_now_ms() + HTTP_READ_MS;
+		c->deadline = http_server_now_ms() + HTTP_READ_MS;
 		int one = 1;
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
 	}
@@ -477,7 +477,7 @@ static void *server_main(void *arg)
 	   profiler's own business: forward it to the real allocator, never sample it. */
 	core_tls.depth++;
 	for (;;) {
-		int64_t now = http_now_ms();
+		int64_t now = http_server_now_ms();
 		int64_t next = now + 1000;
 		int64_t mesos = http_mesos_tick(now);
 		if (mesos >= 0 && mesos < next)

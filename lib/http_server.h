@@ -18,7 +18,7 @@
 
 struct http_exchange {
 	const struct http_request *req;
-	const char *path;          /* percent-decoded, checked by http_clean_path */
+	const char *path;          /* percent-decoded, checked by http_parse_path */
 	const char *query;         /* raw query string (not decoded), query_len bytes */
 	size_t query_len;
 	const char *body;          /* request body (POST), body_len bytes */
@@ -38,19 +38,19 @@ struct http_exchange {
 };
 
 /* Appends "name: value\r\n" to the extra headers (dropped when they do not fit). */
-void http_header(struct http_exchange *x, const char *name, const char *value);
+void http_server_header(struct http_exchange *x, const char *name, const char *value);
 
 /* Sets status and a text/plain body (replacing anything written so far). */
-void http_reply_text(struct http_exchange *x, int status, const char *text);
+void http_server_reply_text(struct http_exchange *x, int status, const char *text);
 
 /* Discards the body written so far. */
-void http_body_reset(struct http_exchange *x);
+void http_server_body_reset(struct http_exchange *x);
 
 /* Flushes the outbuf and returns the body fd, for writers that take an fd. */
-int http_body_fd(struct http_exchange *x);
+int http_server_body_fd(struct http_exchange *x);
 
 /* Milliseconds on CLOCK_MONOTONIC. */
-int64_t http_now_ms(void);
+int64_t http_server_now_ms(void);
 
 /* ---- http_routes.c ---- */
 
@@ -58,10 +58,10 @@ int64_t http_now_ms(void);
 void http_routes_dispatch(struct http_exchange *x);
 
 /* The run directory "$TMPDIR/heaptap.<pid>.XXXXXX", created on first use; NULL on failure. */
-const char *http_tmpdir(void);
+const char *http_routes_tmpdir(void);
 
 /* 1 when the endpoints drive jemalloc's profiler rather than heaptap's (decided at start). */
-int http_jemalloc_mode(void);
+int http_routes_jemalloc_mode(void);
 
 /* Called once by http_start on the caller's thread (dlsym may allocate). */
 void http_routes_init(void);

@@ -87,24 +87,24 @@ static void test_heads(void)
 static void test_paths(void)
 {
 	char out[256];
-	CHECK(http_clean_path(out, sizeof out, "/pprof/heap", 11) == 11 && strcmp(out, "/pprof/heap") == 0);
-	CHECK(http_clean_path(out, sizeof out, "/debug/pprof/", 13) == 13);
-	CHECK(http_clean_path(out, sizeof out, "/a%20b", 6) == 4 && strcmp(out, "/a b") == 0);
-	CHECK(http_clean_path(out, sizeof out, "/../etc/passwd", 14) == -1);
-	CHECK(http_clean_path(out, sizeof out, "/a/..", 5) == -1);
-	CHECK(http_clean_path(out, sizeof out, "/a/./b", 6) == -1);
-	CHECK(http_clean_path(out, sizeof out, "/%2e%2e/etc", 11) == -1);
-	CHECK(http_clean_path(out, sizeof out, "/%2E%2E%2fetc", 13) == -1);
-	CHECK(http_clean_path(out, sizeof out, "/a%5c..", 7) == -1);
-	CHECK(http_clean_path(out, sizeof out, "/a%00", 5) == -1);
-	CHECK(http_clean_path(out, sizeof out, "/a%zz", 5) == -1);
-	CHECK(http_clean_path(out, sizeof out, "/a%2", 4) == -1);
-	CHECK(http_clean_path(out, sizeof out, "/..a/b..", 8) == 8); /* not a ".." segment */
-	CHECK(http_clean_path(out, 4, "/abcdef", 7) == -1);          /* does not fit */
+	CHECK(http_parse_path(out, sizeof out, "/pprof/heap", 11) == 11 && strcmp(out, "/pprof/heap") == 0);
+	CHECK(http_parse_path(out, sizeof out, "/debug/pprof/", 13) == 13);
+	CHECK(http_parse_path(out, sizeof out, "/a%20b", 6) == 4 && strcmp(out, "/a b") == 0);
+	CHECK(http_parse_path(out, sizeof out, "/../etc/passwd", 14) == -1);
+	CHECK(http_parse_path(out, sizeof out, "/a/..", 5) == -1);
+	CHECK(http_parse_path(out, sizeof out, "/a/./b", 6) == -1);
+	CHECK(http_parse_path(out, sizeof out, "/%2e%2e/etc", 11) == -1);
+	CHECK(http_parse_path(out, sizeof out, "/%2E%2E%2fetc", 13) == -1);
+	CHECK(http_parse_path(out, sizeof out, "/a%5c..", 7) == -1);
+	CHECK(http_parse_path(out, sizeof out, "/a%00", 5) == -1);
+	CHECK(http_parse_path(out, sizeof out, "/a%zz", 5) == -1);
+	CHECK(http_parse_path(out, sizeof out, "/a%2", 4) == -1);
+	CHECK(http_parse_path(out, sizeof out, "/..a/b..", 8) == 8); /* not a ".." segment */
+	CHECK(http_parse_path(out, 4, "/abcdef", 7) == -1);          /* does not fit */
 
-	long n = http_url_decode(out, sizeof out, "a+b%2Bc", 7, 1);
+	long n = http_parse_url_decode(out, sizeof out, "a+b%2Bc", 7, 1);
 	CHECK(n == 5 && strcmp(out, "a b+c") == 0);
-	n = http_url_decode(out, sizeof out, "a+b", 3, 0);
+	n = http_parse_url_decode(out, sizeof out, "a+b", 3, 0);
 	CHECK(n == 3 && strcmp(out, "a+b") == 0);
 }
 
@@ -113,25 +113,25 @@ static void test_query(void)
 	char v[64];
 	const char *q = "debug=1&gc=&seconds&id=17;lg=%31%39&token=a%20b";
 	size_t n = strlen(q);
-	CHECK(http_query_get(q, n, "debug", v, sizeof v) == 1 && strcmp(v, "1") == 0);
-	CHECK(http_query_get(q, n, "gc", v, sizeof v) == 0 && v[0] == 0);
-	CHECK(http_query_get(q, n, "seconds", v, sizeof v) == 0);
-	CHECK(http_query_get(q, n, "id", v, sizeof v) == 2 && strcmp(v, "17") == 0);
-	CHECK(http_query_get(q, n, "lg", v, sizeof v) == 2 && strcmp(v, "19") == 0);
-	CHECK(http_query_get(q, n, "token", v, sizeof v) == 3 && strcmp(v, "a b") == 0);
-	CHECK(http_query_get(q, n, "missing", v, sizeof v) == -1);
-	CHECK(http_query_get(q, n, "debu", v, sizeof v) == -1);
-	CHECK(http_query_get("x=%zz", 5, "x", v, sizeof v) == -2);
-	CHECK(http_query_get("x=0123456789", 12, "x", v, 4) == -2);
+	CHECK(http_parse_query_get(q, n, "debug", v, sizeof v) == 1 && strcmp(v, "1") == 0);
+	CHECK(http_parse_query_get(q, n, "gc", v, sizeof v) == 0 && v[0] == 0);
+	CHECK(http_parse_query_get(q, n, "seconds", v, sizeof v) == 0);
+	CHECK(http_parse_query_get(q, n, "id", v, sizeof v) == 2 && strcmp(v, "17") == 0);
+	CHECK(http_parse_query_get(q, n, "lg", v, sizeof v) == 2 && strcmp(v, "19") == 0);
+	CHECK(http_parse_query_get(q, n, "token", v, sizeof v) == 3 && strcmp(v, "a b") == 0);
+	CHECK(http_parse_query_get(q, n, "missing", v, sizeof v) == -1);
+	CHECK(http_parse_query_get(q, n, "debu", v, sizeof v) == -1);
+	CHECK(http_parse_query_get("x=%zz", 5, "x", v, sizeof v) == -2);
+	CHECK(http_parse_query_get("x=0123456789", 12, "x", v, 4) == -2);
 
-	CHECK(http_query_safe(q, n) == 0);
-	CHECK(http_query_safe("file=/etc/passwd", 16) == -1);
-	CHECK(http_query_safe("file=%2Fetc%2Fpasswd", 20) == -1);
-	CHECK(http_query_safe("f=a/../b", 8) == -1);
-	CHECK(http_query_safe("f=..", 4) == -1);
-	CHECK(http_query_safe("f=%2e%2e%2fx", 12) == -1);
-	CHECK(http_query_safe("0x4005e0+0x400600", 17) == 0);
-	CHECK(http_query_safe("f=a..b", 6) == 0);
+	CHECK(http_parse_query_safe(q, n) == 0);
+	CHECK(http_parse_query_safe("file=/etc/passwd", 16) == -1);
+	CHECK(http_parse_query_safe("file=%2Fetc%2Fpasswd", 20) == -1);
+	CHECK(http_parse_query_safe("f=a/../b", 8) == -1);
+	CHECK(http_parse_query_safe("f=..", 4) == -1);
+	CHECK(http_parse_query_safe("f=%2e%2e%2fx", 12) == -1);
+	CHECK(http_parse_query_safe("0x4005e0+0x400600", 17) == 0);
+	CHECK(http_parse_query_safe("f=a..b", 6) == 0);
 }
 
 static void test_addr(void)
@@ -161,7 +161,7 @@ static void test_addr(void)
 
 static int host_ok(const char *h)
 {
-	return http_host_is_loopback(h, strlen(h));
+	return http_parse_host_is_loopback(h, strlen(h));
 }
 
 static void test_host(void)
@@ -196,24 +196,24 @@ static void test_symbols(void)
 	const char *body = "0x00005613587b7376+0X4005E0+deadbeef%2B0x1&junk+0x12345678901234567+0x+0x10";
 	size_t n = strlen(body), pos = 0;
 	struct http_symaddr a;
-	CHECK(http_symbol_next(body, n, &pos, &a) == 1 && a.addr == 0x5613587b7376ull &&
+	CHECK(http_parse_symbol_next(body, n, &pos, &a) == 1 && a.addr == 0x5613587b7376ull &&
 	      span_is(a.hex, a.hex_len, "00005613587b7376"));
-	CHECK(http_symbol_next(body, n, &pos, &a) == 1 && a.addr == 0x4005e0 && span_is(a.hex, a.hex_len, "4005E0"));
-	CHECK(http_symbol_next(body, n, &pos, &a) == 1 && a.addr == 0xdeadbeef);
-	CHECK(http_symbol_next(body, n, &pos, &a) == 1 && a.addr == 1);
+	CHECK(http_parse_symbol_next(body, n, &pos, &a) == 1 && a.addr == 0x4005e0 && span_is(a.hex, a.hex_len, "4005E0"));
+	CHECK(http_parse_symbol_next(body, n, &pos, &a) == 1 && a.addr == 0xdeadbeef);
+	CHECK(http_parse_symbol_next(body, n, &pos, &a) == 1 && a.addr == 1);
 	/* "junk" (not hex), 17 digits and a bare "0x" are skipped */
-	CHECK(http_symbol_next(body, n, &pos, &a) == 1 && a.addr == 0x10);
-	CHECK(http_symbol_next(body, n, &pos, &a) == 0);
+	CHECK(http_parse_symbol_next(body, n, &pos, &a) == 1 && a.addr == 0x10);
+	CHECK(http_parse_symbol_next(body, n, &pos, &a) == 0);
 	pos = 0;
-	CHECK(http_symbol_next("", 0, &pos, &a) == 0);
+	CHECK(http_parse_symbol_next("", 0, &pos, &a) == 0);
 	pos = 0;
-	CHECK(http_symbol_next("+++\n", 4, &pos, &a) == 0);
+	CHECK(http_parse_symbol_next("+++\n", 4, &pos, &a) == 0);
 	pos = 0;
-	CHECK(http_symbol_next("0x1\r\n0x2\n", 9, &pos, &a) == 1 && a.addr == 1);
-	CHECK(http_symbol_next("0x1\r\n0x2\n", 9, &pos, &a) == 1 && a.addr == 2);
+	CHECK(http_parse_symbol_next("0x1\r\n0x2\n", 9, &pos, &a) == 1 && a.addr == 1);
+	CHECK(http_parse_symbol_next("0x1\r\n0x2\n", 9, &pos, &a) == 1 && a.addr == 2);
 	/* an unterminated escape at the end must not read past the buffer */
 	pos = 0;
-	CHECK(http_symbol_next("0x1%2", 5, &pos, &a) == 0);
+	CHECK(http_parse_symbol_next("0x1%2", 5, &pos, &a) == 0);
 }
 
 int main(void)
@@ -225,7 +225,7 @@ int main(void)
 	test_duration();
 	test_host();
 	test_symbols();
-	CHECK(strcmp(http_reason(431), "Request Header Fields Too Large") == 0);
+	CHECK(strcmp(http_parse_reason(431), "Request Header Fields Too Large") == 0);
 	if (failures) {
 		printf("%d checks failed\n", failures);
 		return 1;
