@@ -329,15 +329,31 @@ HEAPTAP_TEXT static void record(struct tstate *t, void *p, uint64_t c)
 		trigger_gdump();
 }
 
-/* Removes p from the tables if it was sampled; 1 if it was (its entry in *out). */
-static int forget(void *p, struct live_entry *out)
+/*
+ * Removes p from the tables if it was sampled; 1 if it was (its entry in *out). From inside
+ * the profiler (depth > 0: a signal handler that frees while this thread may hold the table
+ * lock) it only tries the lock, so it cannot deadlock; a miss leaves a stale entry that a
+ * later sample of the same address replaces.
+ */
+static int forget(struct tstate *t, void *p, struct live_entry *out)
 {
 	int found;
-	pthread_mutex_lock(&table_lock);
+	int nested = t->depth > 0;
+	t->depth++; /* a signal handler's malloc must not try to take the lock we hold */
+	if (nested) {
+		if (pthread_mutex_trylock(&table_lock) != 0) {
+			__atomic_fetch_add(&core.reentrant, 1, __ATOMIC_RELAXED);
+			t->depth--;
+			return 0;
+		}
+	} else {
+		pthread_mutex_lock(&table_lock);
+	}
 	found = livetab_remove(&core.live, (uintptr_t)p, out);
 	if (found)
 		unaccount_locked(out);
 	pthread_mutex_unlock(&table_lock);
+	t->depth--;
 	return found;
 }
 
@@ -431,8 +447,9 @@ HEAPTAP_TEXT void core_free_slow(void *p)
 	if (unlikely(!real_ready()))
 		real_resolve();
 	struct live_entry e;
+	struct tstate *t = &core_tls;
 	if (livetab_filter_hit(p) && core.enabled)
-		forget(p, &e);
+		forget(t, p, &e);
 	real.free(p);
 }
 
@@ -461,7 +478,7 @@ HEAPTAP_TEXT void *core_realloc_slow(void *p, size_t n)
 	struct live_entry old;
 	int had = 0;
 	if (core.enabled && livetab_filter_hit(p))
-		had = forget(p, &old);
+		had = forget(t, p, &old);
 	if (t->depth) {
 		__atomic_fetch_add(&core.reentrant, 1, __ATOMIC_RELAXED);
 		return real.realloc(p, n);

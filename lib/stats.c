@@ -229,6 +229,7 @@ static void options_json(struct outbuf *ob)
 void collector_stats_json(struct outbuf *ob)
 {
 	collector_init();
+	core_tls.depth++; /* no sampling (and no table lock) from a signal handler meanwhile */
 	uint64_t calls[FN_COUNT], hist[CORE_HIST_BUCKETS], nbytes;
 	stats_sum_threads(calls, hist, &nbytes);
 
@@ -293,4 +294,5 @@ void collector_stats_json(struct outbuf *ob)
 	outbuf_putc(ob, ',');
 	options_json(ob);
 	outbuf_putc(ob, '}');
+	core_tls.depth--;
 }
