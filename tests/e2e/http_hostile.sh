@@ -1,6 +1,7 @@
 #!/bin/bash
 # http_hostile.sh - the collector's HTTP server against hostile clients, loopback only:
-# oversized heads (431) and bodies (413), chunked bodies (411), malformed request lines (400/505),
+# oversized heads (431) and bodies (413), 15 stalled 3 MiB bodies at once (RSS bounded, freed
+# at the deadline), chunked bodies (411), malformed request lines (400/505),
 # other methods (405), path traversal and file paths in queries (400), a slow client sending a
 # byte a second (dropped after the 10 s deadline), 200 connections at once (16 served, the rest
 # 503 or closed), a Host header naming another machine (403: DNS rebinding), then a
@@ -42,7 +43,13 @@ rss_kib() { awk '/^VmRSS:/{print $2}' /proc/"$pid"/status; }
 cat >"$tmp/hostile.py" <<'PY'
 import socket, sys, time, threading
 port = int(sys.argv[1])
+host_pid = sys.argv[2]
 fails = []
+def rss_kib():
+    for line in open("/proc/%s/status" % host_pid):
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return -1
 def conn():
     return socket.create_connection(("127.0.0.1", port), timeout=15)
 def status_of(data):
@@ -99,6 +106,7 @@ def slow_client():
 slow = threading.Thread(target=slow_client)
 slow.start()
 
+
 expect("head over 8 KiB", status_of(req(b"GET / HTTP/1.1\r\nX: " + b"a" * 9000 + b"\r\n\r\n")), 431)
 expect("target over 8 KiB", status_of(req(b"GET /" + b"a" * 9000 + b" HTTP/1.1\r\n\r\n")), 431)
 expect("body over 4 MiB", status_of(req(b"POST /pprof/symbol HTTP/1.1\r\nContent-Length: 4194305\r\n\r\n" + b"0x1+" * 1000)), 413)
@@ -154,7 +162,38 @@ expect("200 connections answered 200, 503 or closed", set(statuses) <= {200, 503
 expect("200 connections: at least one served", statuses.get(200, 0) >= 1, True)
 expect("200 connections: all accounted for", sum(statuses.values()), len(socks))
 
+# 15 clients announce 4 MiB bodies, send 3 MiB and stall: every slot holds a body buffer at
+# once (the slow client has the 16th). Memory must stay within 16 x 4 MiB, and come back
+# when the 10 s deadline drops them.
+rss_before = rss_kib()
+stalled = []
+for i in range(15):
+    sk = conn()
+    sk.sendall(b"POST /pprof/symbol HTTP/1.1\r\nContent-Length: 4194304\r\n\r\n" + b"0x1+" * (3 * 1024 * 1024 // 4))
+    stalled.append(sk)
+t0 = time.time()
+rss_stalled = rss_kib()
+while rss_stalled - rss_before < 30 * 1024 and time.time() - t0 < 5:
+    time.sleep(0.1)  # the server reads the bodies as they arrive
+    rss_stalled = rss_kib()
+print("RSS %d KiB before, %d KiB with 15 stalled 3 MiB bodies" % (rss_before, rss_stalled))
+expect("RSS with 15 stalled bodies within 16 x 4 MiB", rss_stalled - rss_before <= 16 * 4096, True)
+expect("stalled bodies are really held (>= 30 MiB)", rss_stalled - rss_before >= 30 * 1024, True)
+expect("a 17th client is refused while all slots are busy", status_of(req(b"GET / HTTP/1.1\r\n\r\n")), [503, "closed"])
+
 slow.join()
+for sk in stalled:
+    sk.settimeout(5)
+    try:
+        gone = sk.recv(100) == b""
+    except OSError:
+        gone = True
+    expect("stalled body dropped at the deadline", gone, True)
+    sk.close()
+time.sleep(0.2)
+rss_after = rss_kib()
+print("RSS %d KiB after the stalled bodies were dropped" % rss_after)
+expect("body buffers unmapped after the drop", rss_after - rss_before <= 8 * 1024, True)
 print("slow client dropped after %.1f s" % slow_result["after"])
 expect("slow client dropped within 9..13 s", slow_result["dropped"] and 9 <= slow_result["after"] <= 13, True)
 expect("still serving", status_of(req(b"GET /pprof/symbol HTTP/1.1\r\n\r\n")), 200)
@@ -165,11 +204,24 @@ fails=0
 port=$(free_port)
 start_host "http:127.0.0.1:$port"
 rss0=$(rss_kib)
-python3 "$tmp/hostile.py" "$port" || fails=$((fails + 1))
+python3 "$tmp/hostile.py" "$port" "$pid" || fails=$((fails + 1))
 rss1=$(rss_kib)
 echo "host RSS: $rss0 KiB before, $rss1 KiB after"
 if [ $((rss1 - rss0)) -gt 65536 ]; then echo "FAIL: RSS grew by $((rss1 - rss0)) KiB"; fails=$((fails + 1)); fi
 stop_host || { echo "FAIL: host exited with $?"; cat "$tmp/err"; fails=$((fails + 1)); }
+
+# an IPv6 loopback server, when this machine has ::1
+if python3 -c 'import socket; socket.socket(socket.AF_INET6).bind(("::1", 0))' 2>/dev/null; then
+	port=$(python3 -c 'import socket; s=socket.socket(socket.AF_INET6); s.bind(("::1",0)); print(s.getsockname()[1])')
+	TMPDIR=$tmp HEAPTAP_CONF="http:[::1]:$port,prof_final:false" LD_PRELOAD=$HEAPTAP_LIB "$PROG" "$tmp/stop" >"$tmp/out" 2>"$tmp/err" &
+	pid=$!
+	for _ in $(seq 100); do grep -q '^ready' "$tmp/out" 2>/dev/null && break; sleep 0.1; done
+	c6=$(curl -s -g -o "$tmp/b6" -w '%{http_code}' "http://[::1]:$port/pprof/symbol")
+	if [ "$c6" = 200 ] && [ "$(cat "$tmp/b6")" = "num_symbols: 1" ]; then echo "ok   IPv6 loopback [::1]:$port"; else echo "FAIL: IPv6 loopback: $c6"; fails=$((fails + 1)); fi
+	stop_host || { echo "FAIL: host exited with $?"; fails=$((fails + 1)); }
+else
+	echo "note: no IPv6 loopback here, its check skipped"
+fi
 
 # a token-protected server
 port=$(free_port)
