@@ -160,6 +160,8 @@ int cmd_diff(int argc, char **argv)
 	profile_init(&b);
 	struct stacks_options so;
 	stacks_options_from(&so, &a);
+	if (!text)
+		so.unresolved = STACKS_UNRESOLVED_MODULE; /* two runs: addresses differ, offsets do not */
 	if (text) {
 		rc = common_load(&a, &p, 1);
 		if (rc == 0) {

@@ -283,8 +283,21 @@ static int addr_matches(const regex_t *re, uint64_t addr, const struct prof_symb
 }
 
 /* Name of frame j (0 innermost) of addr's chain of n frames. */
+/* "<module basename>+0x<file offset>" for an address without a name, when its mapping is
+   known: the same across runs and address-space layouts, unlike the address. */
+static int module_name(const struct profile *p, uint64_t addr, char *out, size_t cap)
+{
+	const struct prof_mapping *m = profile_find_mapping(p, addr);
+	if (!m || !m->path || !m->path[0] || m->path[0] == '[')
+		return 0;
+	const char *base = strrchr(m->path, '/');
+	base = base ? base + 1 : m->path;
+	snprintf(out, cap, "%s+0x%llx", base, (unsigned long long)(addr - m->start + m->offset));
+	return 1;
+}
+
 static void frame_name(struct sbuf *b, const struct stacks_options *o, uint64_t addr,
-                       const struct prof_frame *f, int inlined)
+                       const struct prof_frame *f, int inlined, const char *modname)
 {
 	char shortbuf[4096];
 	const char *fn = NULL;
@@ -308,6 +321,8 @@ static void frame_name(struct sbuf *b, const struct stacks_options *o, uint64_t 
 			sb_printf(b, "%s%s", fn, isuf);
 		else if (o->style == STACKS_FULL && have_file)
 			sb_printf(b, "%s%s", fileline, isuf);
+		else if (modname)
+			sb_printf(b, "%s", modname);
 		else
 			sb_printf(b, "0x%016llx", (unsigned long long)addr);
 		break;
@@ -381,13 +396,19 @@ static struct addr_info *addr_lookup(const struct profile *p, struct stacks *s, 
 		pv->pool = xrealloc(pv->pool, pv->pool_cap * sizeof(*pv->pool));
 	}
 	ai->first = (uint32_t)pv->pool_n;
+	char modbuf[512];
+	const char *modname = NULL;
+	int want_mod = o->unresolved == STACKS_UNRESOLVED_MODULE ||
+	               (o->unresolved == STACKS_UNRESOLVED_DEFAULT && o->style == STACKS_FULL);
+	if (want_mod && (nf == 0 || !sym->frames[nf - 1].func) && module_name(p, addr, modbuf, sizeof(modbuf)))
+		modname = modbuf;
 	if (nf == 0) {
-		frame_name(b, o, addr, NULL, 0);
+		frame_name(b, o, addr, NULL, 0, modname);
 		pv->pool[pv->pool_n++] = intern_name(s, pv, b->p, 0);
 	} else {
 		for (uint32_t k = 0; k < nf; k++) {
 			int inl = k + 1 < nf;
-			frame_name(b, o, addr, &sym->frames[k], inl);
+			frame_name(b, o, addr, &sym->frames[k], inl, modname);
 			pv->pool[pv->pool_n++] = intern_name(s, pv, b->p, inl);
 		}
 	}

@@ -25,12 +25,21 @@ enum stacks_style {
 	                     "[inline]" (jeprof --collapsed), no <addr> tags */
 };
 
+/* How a frame without a function name is called. */
+enum stacks_unresolved {
+	STACKS_UNRESOLVED_DEFAULT = 0, /* ADDRESS with STACKS_SHORT (jeprof), MODULE with STACKS_FULL */
+	STACKS_UNRESOLVED_ADDRESS,     /* "0x" and 16 hex digits */
+	STACKS_UNRESOLVED_MODULE       /* "<file name>+0x<file offset>" when the mapping is known (the
+	                                  same in every run, whatever the address-space layout) */
+};
+
 struct stacks_options {
 	int value_index;        /* PV_* used for flat/cum/total and trace values */
 	enum common_gran gran;
 	enum stacks_style style;
 	const regex_t *focus;   /* keep only stacks where some frame's name matches, or NULL */
 	const regex_t *ignore;  /* drop stacks where some frame's name matches, or NULL */
+	enum stacks_unresolved unresolved; /* naming of frames without a function name */
 	int trim;               /* -1: trim allocator frames when p->jemalloc_frames (default),
 	                           0: never, 1: always. A frame is the allocator's when its
 	                           function's short name is in jeprof's skip list or it lies in

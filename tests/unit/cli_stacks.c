@@ -187,7 +187,13 @@ int main(void)
 	trace_of(&s, "inl_callee[inline]", buf, sizeof(buf));
 	CHECK(strcmp(buf, "main;outer;inl_callee[inline]") == 0, "full inline trace '%s'", buf);
 	CHECK(find(&s, "leaf(int)") != NULL, "full name keeps the arguments");
+	check_fc(&s, "app+0x60", 5, 5); /* unresolved: module and file offset (0x70 - 0x10), stable across runs */
 	stacks_release(&s);
+	o.unresolved = STACKS_UNRESOLVED_ADDRESS;
+	stacks_build(&s, &p, &o);
+	check_fc(&s, "0x0000000000000070", 5, 5);
+	stacks_release(&s);
+	o.unresolved = STACKS_UNRESOLVED_DEFAULT;
 	o.style = STACKS_SHORT;
 	o.gran = GRAN_LINES;
 	stacks_build(&s, &p, &o);
