@@ -55,7 +55,7 @@ f=$(ls "$d/accum"/heaptap.*.f.heap)
 # 64 x 64 KiB allocated and freed, 1 MiB kept, stdio's buffer (B bytes): live 2 objects of
 # 1048576 + B bytes, cumulative 66 allocations of 5242880 + B bytes
 sed -n 2p "$f"
-sed -n 2p "$f" | awk '{ gsub(/[][:]/, " "); b = $3 - 1048576; ok = $2 == 2 && b > 0 && b <= 65536 && $4 == 66 && $5 == 5242880 + b; exit !ok }' ||
+sed -n 2p "$f" | awk '{ gsub(/[\[\]:]/, " "); b = $3 - 1048576; ok = $2 == 2 && b > 0 && b <= 65536 && $4 == 66 && $5 == 5242880 + b; exit !ok }' ||
 	bad "accum totals"
 grep -q '^heaptap: profiling pid [0-9]*; dumps under prof_prefix$' "$d/err" || bad "verbose line missing: $(cat "$d/err")"
 grep -qx 'heaptap: mean sample interval R = 1 bytes' "$d/err" || bad "verbose R line"
