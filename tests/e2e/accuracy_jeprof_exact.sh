@@ -1,7 +1,9 @@
 #!/bin/bash
 # accuracy_jeprof_exact.sh - at lg_prof_sample:0 (every allocation recorded) the real jeprof must
 # report each site of the known-truth programs within 0.5% of the bytes they keep live, and
-# ~0 for the allocate-and-free site. C sites use jeprof's flat column, C++ sites the cum column.
+# ~0 for the allocate-and-free sites. C sites use jeprof's flat column, C++ sites the cum
+# column. With prof_accum:true, jeprof --alloc_space must also give each site's cumulative
+# allocated bytes (freed ones, realloc steps and the churn site included) within 0.5%.
 set -u
 . "$(dirname "$0")/lib/common.sh"
 ht_init
@@ -17,4 +19,13 @@ for prog in truth_sites truth_cxx; do
 	echo "== $prog ($PROFILER, $(head -n 1 "$dump"))"
 	$ACC_PY exact --kind jeprof --mode "$(ht_mode)" "$d/truth.txt" "$d/report" || rc=1
 done
+
+ht_need_prog truth_sites
+d=$TMP/accum
+ht_run "$d" lg_prof_sample:0,prof_accum:true "$BIN" exact "$d/truth.txt" || ht_fail "truth_sites exited with $?"
+dump=$(ht_final "$d") || exit 1
+jeprof --text --show_bytes --alloc_space "$BIN" "$dump" >"$d/report" 2>"$d/report.err" ||
+	ht_fail "jeprof --alloc_space failed: $(cat "$d/report.err")"
+echo "== truth_sites, prof_accum:true, jeprof --alloc_space (cumulative bytes)"
+$ACC_PY exact --kind jeprof --mode "$(ht_mode)" --value alloc "$d/truth.txt" "$d/report" || rc=1
 exit $rc

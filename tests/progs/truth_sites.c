@@ -11,7 +11,9 @@
  *            default rate
  *            (sized so 5% is >= 4.5 sigma of the mean over 24 runs: docs/DESIGN.md)
  * TRUTHFILE gets one line per site (format in tests/e2e/lib/README.md):
- *   site <function> req=<bytes> usable=<bytes> col=flat objs=<count>x<size>[+<count>x<size>...]
+ *   site <function> req=<bytes> usable=<bytes> alloc=<bytes> alloc_usable=<bytes> col=flat
+ *        objs=<count>x<size>[+<count>x<size>...]
+ * (alloc counts every allocation of the site, freed or not: what prof_accum reports)
  * req counts requested sizes (what heaptap reports), usable counts malloc_usable_size (what
  * jemalloc's own profiler reports), so the same program validates the scripts against both.
  */
@@ -28,7 +30,8 @@
 
 struct site {
 	const char *name;
-	unsigned long long req, usable;
+	unsigned long long req, usable;    /* live at exit */
+	unsigned long long alloc, alloc_usable; /* allocated in all, freed or not (prof_accum) */
 	int nsizes;
 	unsigned long long count[MAXSIZES], size[MAXSIZES];
 };
@@ -72,8 +75,17 @@ static struct site *site_add(const char *name)
 	return s;
 }
 
+/* Counts an allocation that is freed (or reallocated) before exit. */
+static void site_alloc_only(struct site *s, void *p, unsigned long long size)
+{
+	s->alloc += size;
+	s->alloc_usable += malloc_usable_size(p);
+}
+
+/* Counts an allocation that stays live to the end. */
 static void site_count(struct site *s, void *p, unsigned long long size)
 {
+	site_alloc_only(s, p, size);
 	s->req += size;
 	s->usable += malloc_usable_size(p);
 	for (int i = 0; i < s->nsizes; i++)
@@ -137,6 +149,9 @@ __attribute__((noinline)) static void site_realloc(size_t n)
 		size_t sz = 100;
 		void *p = realloc(NULL, sz);
 		NO_TAIL();
+		if (!p)
+			die("realloc");
+		site_alloc_only(s, p, sz);
 		while (sz < final) {
 			sz = sz + sz / 2 < final ? sz + sz / 2 : final;
 			p = realloc(p, sz);
@@ -144,6 +159,8 @@ __attribute__((noinline)) static void site_realloc(size_t n)
 			if (!p)
 				die("realloc");
 			((volatile char *)p)[sz - 1] = 1;
+			if (sz < final)
+				site_alloc_only(s, p, sz);
 		}
 		keep_ptr(p);
 		site_count(s, p, final);
@@ -193,11 +210,11 @@ __attribute__((noinline)) static void site_churn(size_t rounds)
 			NO_TAIL();
 			if (!tmp[i])
 				die("malloc");
+			site_alloc_only(s, tmp[i], 4096 + 64 * (size_t)i);
 		}
 		for (int i = 0; i < 256; i++)
 			free(tmp[i]);
 	}
-	(void)s;
 }
 
 /* One site per thread, each its own function: 16 KiB and 256 KiB objects mixed. */
@@ -239,7 +256,8 @@ static void write_truth(const char *path)
 		die("fopen truth file");
 	for (int i = 0; i < nsites; i++) {
 		struct site *s = &sites[i];
-		fprintf(f, "site %s req=%llu usable=%llu col=flat objs=", s->name, s->req, s->usable);
+		fprintf(f, "site %s req=%llu usable=%llu alloc=%llu alloc_usable=%llu col=flat objs=", s->name,
+			s->req, s->usable, s->alloc, s->alloc_usable);
 		if (s->nsizes == 0)
 			fprintf(f, "0x0");
 		for (int j = 0; j < s->nsizes; j++)

@@ -6,7 +6,8 @@ run programs or profilers (the shell scripts do that), and it never reads dumps 
 convert a heap_v2 file into the legacy text Go pprof reads (validation against jemalloc).
 
 Subcommands (exit 0 = pass, 1 = fail, 2 = usage):
-  exact   --kind jeprof|pprof --mode req|usable [--tol 0.005] [--col flat|cum] TRUTH REPORT
+  exact   --kind jeprof|pprof --mode req|usable [--tol 0.005] [--col flat|cum]
+          [--value live|alloc] TRUTH REPORT
   sampled --kind jeprof|pprof --mode req|usable --period R [--min-mean-bytes 8388608]
           [--mean-tol 0.05] [--mean-sigmas 4.5] [--col flat|cum] TRUTH1 REPORT1 [TRUTH2 ...]
   heapv2-to-legacy DUMP            (writes the gperftools text form of a heap_v2 dump to stdout)
@@ -34,7 +35,7 @@ def parse_truth(path):
             site = {"col": "flat", "objs": []}
             for kv in parts[2:]:
                 k, _, v = kv.partition("=")
-                if k in ("req", "usable"):
+                if k in ("req", "usable", "alloc", "alloc_usable"):
                     site[k] = int(v)
                 elif k == "col":
                     site[k] = v
@@ -197,6 +198,10 @@ def fmt_mib(b):
 
 def cmd_exact(a):
     truth = parse_truth(a.truth)
+    if a.value == "alloc":
+        # Cumulative bytes (prof_accum, jeprof --alloc_space): the alloc columns instead.
+        key = "alloc" if a.mode == "req" else "alloc_usable"
+        truth = {n: dict(s, **{a.mode: s[key]}) for n, s in truth.items() if key in s}
     rows = parse_report(a.report, a.kind)
     total = sum(s[a.mode] for s in truth.values())
     bad = 0
@@ -362,6 +367,8 @@ def main():
     e.add_argument("--mode", choices=["req", "usable"], default="req")
     e.add_argument("--tol", type=float, default=0.005)
     e.add_argument("--col", choices=["flat", "cum"], help="override the truth file's column")
+    e.add_argument("--value", choices=["live", "alloc"], default="live",
+                   help="compare live bytes (default) or cumulative allocated bytes (prof_accum)")
     e.add_argument("truth")
     e.add_argument("report")
     s = sub.add_parser("sampled")
