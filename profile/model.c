@@ -465,17 +465,23 @@ static int u64_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Inserts a (nonzero) into the open-addressing set; returns 1 when it was new. */
+static int addr_set_insert(uint64_t *set, size_t mask, uint64_t a)
+{
+	size_t h = mix64(a) & mask;
+	while (set[h] && set[h] != a)
+		h = (h + 1) & mask;
+	if (set[h])
+		return 0;
+	set[h] = a;
+	return 1;
+}
+
 uint64_t *profile_unique_addrs(const struct profile *p, size_t *n)
 {
-	size_t total = 0;
-	for (size_t i = 0; i < p->nsamples; i++)
-		total += p->samples[i].naddrs;
-	size_t cap = 64;
-	while (cap < total * 2)
-		cap <<= 1;
-	/* Open addressing on the address itself; 0 is tracked separately. */
+	/* Sized by the distinct addresses, not the total: stacks share most of their frames. */
+	size_t cap = 1024, count = 0;
 	uint64_t *set = arena_xcalloc(cap, sizeof *set);
-	size_t count = 0;
 	int has_zero = 0;
 	for (size_t i = 0; i < p->nsamples; i++) {
 		const struct prof_sample *s = &p->samples[i];
@@ -485,16 +491,20 @@ uint64_t *profile_unique_addrs(const struct profile *p, size_t *n)
 				has_zero = 1;
 				continue;
 			}
-			size_t h = mix64(a) & (cap - 1);
-			while (set[h] && set[h] != a)
-				h = (h + 1) & (cap - 1);
-			if (!set[h]) {
-				set[h] = a;
-				count++;
+			if (!addr_set_insert(set, cap - 1, a))
+				continue;
+			if (++count * 2 > cap) {
+				uint64_t *big = arena_xcalloc(cap * 2, sizeof *big);
+				for (size_t k = 0; k < cap; k++)
+					if (set[k])
+						addr_set_insert(big, cap * 2 - 1, set[k]);
+				free(set);
+				set = big;
+				cap *= 2;
 			}
 		}
 	}
-	uint64_t *out = arena_xmalloc((count + has_zero) * sizeof *out);
+	uint64_t *out = arena_xmalloc((count + (size_t)has_zero) * sizeof *out);
 	size_t w = 0;
 	if (has_zero)
 		out[w++] = 0;
