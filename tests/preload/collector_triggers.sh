@@ -35,13 +35,21 @@ n=$(count "$d" i); echo "interval dumps: $n"
 [ "$n" -ge 2 ] || bad "expected >= 2 interval dumps, got $n"
 check_dumps "$d"
 
-echo "== high-water: prof_gdump, heap grown in 12 steps of 1 MiB"
+echo "== high-water: prof_gdump, heap grown in 12 steps of 1 MiB, every allocation recorded"
 d=$TMP/gdump
 if [ "$PROFILER" = jemalloc ]; then conf=prof_gdump:true; else conf=prof_gdump:true,prof_gdump_rate_ms:0; fi
-ht_run "$d" "$conf" "$BIN" grow 12 || bad "grow run exited with $?"
+ht_run "$d" "$conf,lg_prof_sample:0" "$BIN" grow 12 || bad "grow run exited with $?"
 n=$(count "$d" u); echo "high-water dumps: $n"
 [ "$n" -ge 2 ] || bad "expected >= 2 high-water dumps, got $n"
 check_dumps "$d"
+# Each high-water dump holds no fewer live bytes than the one before (exact at lg_prof_sample:0).
+totals=$(for f in $(ls "$d" | grep -E '\.u[0-9]+\.heap$' | sort -t. -k4.2 -n); do
+	sed -n '2s/^ *t\*: [0-9]*: \([0-9]*\) .*/\1/p' "$d/$f"; done)
+echo "live bytes in successive high-water dumps: $(echo $totals)"
+echo "$totals" | awk 'NR > 1 && $1 < prev {bad = 1} {prev = $1} END {exit bad}' ||
+	bad "high-water dumps shrink: $(echo $totals)"
+last=$(echo "$totals" | tail -n 1)
+[ "${last:-0}" -ge $((10 << 20)) ] || bad "the last high-water dump holds ${last:-0} bytes, expected >= 10 MiB of the 12"
 
 echo "== manual: the C API"
 d=$TMP/manual
