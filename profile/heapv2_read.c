@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void heapv2_unsample(double period, double *objs, double *bytes)
+void heapv2_read_unsample(double period, double *objs, double *bytes)
 {
 	if (period <= 0 || *objs == 0 || *bytes == 0)
 		return;
@@ -148,8 +148,8 @@ int heapv2_read_scan(struct textscan *ts, struct profile *p, char *err, size_t e
 		}
 		if (!have_stack || thread >= 0)
 			continue; /* header totals and per-thread shares: parsed, not used */
-		heapv2_unsample(period, &v[0], &v[1]);
-		heapv2_unsample(period, &v[2], &v[3]);
+		heapv2_read_unsample(period, &v[0], &v[1]);
+		heapv2_read_unsample(period, &v[2], &v[3]);
 		if (v[2] != 0 || v[3] != 0)
 			p->has_alloc = 1;
 		double pv[PV_COUNT] = {v[0], v[1], v[2], v[3]};

@@ -28,6 +28,6 @@ int heapv2_read_scan(struct textscan *ts, struct profile *p, char *err, size_t e
  * avg = bytes/objects, both are multiplied by 1/(1-exp(-avg/R)). No change when objects == 0
  * or R == 0 (and, unlike perl, none when bytes == 0, where the factor would be infinite).
  */
-void heapv2_unsample(double period, double *objs, double *bytes);
+void heapv2_read_unsample(double period, double *objs, double *bytes);
 
 #endif

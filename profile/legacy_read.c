@@ -150,8 +150,8 @@ int legacy_read_scan(struct textscan *ts, struct profile *p, char *err, size_t e
 		}
 		textscan_fix_callers(addrs, (size_t)n);
 		if (alg == ALG_V2) {
-			heapv2_unsample(adj, &v[0], &v[1]);
-			heapv2_unsample(adj, &v[2], &v[3]);
+			heapv2_read_unsample(adj, &v[0], &v[1]);
+			heapv2_read_unsample(adj, &v[2], &v[3]);
 		} else if (alg == ALG_V1) {
 			unsample_v1(adj, &v[0], &v[1]);
 			unsample_v1(adj, &v[2], &v[3]);
