@@ -96,6 +96,11 @@ int cmd_report(int argc, char **argv)
 		for (size_t i = 1; i < n; i++)
 			if (time_ns[i] != time_ns[0])
 				distinct = 1;
+		/* Times that go backwards in dump order (several processes, a clock step) cannot be an
+		   axis: use the dump index then. */
+		for (size_t i = 1; i < n; i++)
+			if (time_ns[i] < time_ns[i - 1])
+				distinct = 0;
 		for (size_t i = 0; i < n; i++)
 			time_s[i] = distinct ? (double)(time_ns[i] - time_ns[0]) / 1e9 : (double)i;
 		/* Symbolize every address of the series once, then lend the table to each dump. */

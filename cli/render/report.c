@@ -387,7 +387,7 @@ static void write_chart(struct ctx *c)
 		        in->time_known ? (tmax < 10 ? 2 : 1) : 0, tv, in->time_known ? " s" : "");
 	}
 	fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n", ml + pw / 2, H - 6,
-	        in->time_known ? "time since the first dump" : "dump index (times unknown)");
+	        in->time_known ? "time since the first dump" : "dump index (no usable times)");
 	/* stacked areas, bottom up: the top series first, then "other" */
 	double *lo = xrealloc(NULL, n * sizeof *lo), *hi = xrealloc(NULL, n * sizeof *hi);
 	memset(lo, 0, n * sizeof *lo);
@@ -626,8 +626,8 @@ static void write_facts(struct ctx *c)
 	fprintf(out, "<tr><th>dumps</th><td>%zu, spanning %.3f %s</td></tr>\n</table>\n", in->n,
 	        in->time_s[in->n - 1], in->time_known ? "s" : "dump indexes");
 	if (!in->time_known)
-		fputs("<p class=\"note\">The dumps carry no times and their files no distinct modification times: "
-		      "slopes are per dump.</p>\n",
+		fputs("<p class=\"note\">The dump times are unknown, all equal, or not increasing in dump order: "
+		      "the axis is the dump index and slopes are per dump.</p>\n",
 		      out);
 
 	fputs("<h3>Dumps</h3>\n<table class=\"data\" id=\"dumps\"><tr><th>#</th><th>file</th><th>trigger</th>"
