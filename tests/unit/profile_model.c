@@ -184,6 +184,74 @@ static void test_symtab(void)
 	symtab_free(t);
 }
 
+static int by_bytes_desc(const void *a, const void *b)
+{
+	double x = ((const struct prof_sample *)a)->v[PV_INUSE_BYTES];
+	double y = ((const struct prof_sample *)b)->v[PV_INUSE_BYTES];
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* Random merges and subtractions against a naive per-stack sum, with the destination's samples
+   reordered by hand between merges (as a renderer sorting p->samples would): the kept stack
+   index must notice and never produce duplicate stacks or lose values. */
+static void test_merge_random(void)
+{
+	enum { POOL = 64, PROFILES = 40 };
+	uint64_t pool[POOL][6];
+	uint32_t len[POOL];
+	uint64_t x = 12345;
+	for (int i = 0; i < POOL; i++) {
+		len[i] = 1 + i % 6;
+		for (uint32_t j = 0; j < len[i]; j++)
+			pool[i][j] = 0x1000 + (uint64_t)((i * 7 + j * 3) % 23) * 16 + (j == 0 ? (uint64_t)i : 0);
+	}
+	double want[POOL] = {0};
+	struct profile dst;
+	profile_init(&dst);
+	for (int r = 0; r < PROFILES; r++) {
+		struct profile src;
+		profile_init(&src);
+		int nrec = 1 + r % 17;
+		for (int k = 0; k < nrec; k++) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			int i = (int)(x % POOL);
+			double v[PV_COUNT] = {1, (double)(1 + x % 1000), 0, 0};
+			profile_add(&src, pool[i], len[i], v);
+			double sign = r % 5 == 4 ? -1 : 1;
+			want[i] += sign * v[PV_INUSE_BYTES];
+		}
+		profile_merge(&dst, &src, r % 5 == 4 ? -1.0 : 1.0);
+		if (r % 3 == 0 && dst.nsamples > 1)
+			qsort(dst.samples, dst.nsamples, sizeof *dst.samples, by_bytes_desc);
+		if (r % 7 == 0) { /* appended by hand: the next merge must fold it in */
+			double five[PV_COUNT] = {0, 5, 0, 0};
+			profile_add(&dst, pool[r % POOL], len[r % POOL], five);
+			want[r % POOL] += 5;
+		}
+		profile_release(&src);
+	}
+	struct profile empty;
+	profile_init(&empty);
+	profile_merge(&dst, &empty, 1.0); /* an empty source: only the re-indexing happens */
+	int ok = 1;
+	for (int i = 0; i < POOL; i++) {
+		int seen = 0;
+		double got = 0;
+		for (size_t k = 0; k < dst.nsamples; k++)
+			if (dst.samples[k].naddrs == len[i] &&
+			    memcmp(dst.samples[k].addrs, pool[i], len[i] * sizeof(uint64_t)) == 0) {
+				seen++;
+				got += dst.samples[k].v[PV_INUSE_BYTES];
+			}
+		if (seen > 1 || got != want[i]) {
+			fprintf(stderr, "stack %d: seen %d times, %f vs %f\n", i, seen, got, want[i]);
+			ok = 0;
+		}
+	}
+	CHECK(ok, "random merges equal the naive sums, each stack once");
+	profile_release(&dst);
+}
+
 /* 100k samples of 30 frames; merged 100 times; timed. */
 static void test_speed(void)
 {
@@ -227,6 +295,7 @@ int main(void)
 	test_merge();
 	test_mappings();
 	test_symtab();
+	test_merge_random();
 	test_speed();
 	if (failures) {
 		fprintf(stderr, "%d checks failed\n", failures);
