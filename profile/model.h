@@ -99,7 +99,10 @@ void profile_compact(struct profile *p);
 /* Adds every sample and missing mapping of src to dst, values multiplied by sign (+1 merge,
    -1 subtract, as jeprof --base does). Afterwards dst holds each stack once (identical stacks
    summed, like profile_compact) but all-zero samples are kept; symbols of src are added to
-   dst->syms. src must not be dst. */
+   dst->syms. src must not be dst. dst keeps an index of its stacks between calls, so merging
+   many profiles into one costs only their own size; reordering or filtering dst->samples by
+   hand is noticed and the index rebuilt, but after changing a sample's addresses in place call
+   profile_compact (which always rebuilds it) before the next merge. */
 void profile_merge(struct profile *dst, const struct profile *src, double sign);
 /* Returns the mapping containing addr, or NULL. */
 const struct prof_mapping *profile_find_mapping(const struct profile *p, uint64_t addr);
