@@ -57,6 +57,7 @@ struct conn {
 	uint64_t body_off, body_end;
 	int drain;                  /* 1: drain unread input after the reply */
 	int memfd;                  /* per-slot reply storage, created lazily */
+	ino_t fd_ino, body_ino, memfd_ino; /* identities of the three, see fd_ours() */
 };
 
 static struct conn conns[HTTP_SLOTS];
@@ -66,6 +67,7 @@ static char pathbuf[HTTP_PATH_MAX];
 
 static atomic_int running;
 static int listen_fd = -1;
+static ino_t listen_ino;
 static int bound_port;
 static int bound_loopback;      /* refuse Host names that are not loopback (DNS rebinding) */
 static char token[256];
@@ -78,6 +80,23 @@ int64_t http_server_now_ms(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* The inode behind fd, 0 when fd is not open. */
+static ino_t fd_ino(int fd)
+{
+	struct stat st;
+	return fd >= 0 && fstat(fd, &st) == 0 ? st.st_ino : 0;
+}
+
+/*
+ * 1 while fd still refers to what we opened (inode ino). A host may close descriptors it does
+ * not know about (daemons close everything above 2) and reuse the numbers for its own files;
+ * the server must then neither write into nor close them.
+ */
+static int fd_ours(int fd, ino_t ino)
+{
+	return fd >= 0 && ino != 0 && fd_ino(fd) == ino;
 }
 
 /* ---- exchange helpers (http_server.h) ---- */
@@ -163,21 +182,25 @@ static void log_line(const char *a, const char *b, const char *c)
 
 static void conn_close(struct conn *c)
 {
-	if (c->fd >= 0)
+	if (fd_ours(c->fd, c->fd_ino))
 		close(c->fd);
 	if (c->body)
 		munmap(c->body, c->body_map);
-	if (c->own_body_fd && c->body_fd >= 0)
+	if (c->own_body_fd && fd_ours(c->body_fd, c->body_ino))
 		close(c->body_fd);
-	if (c->memfd >= 0 && ftruncate(c->memfd, 0) != 0) {
+	if (!fd_ours(c->memfd, c->memfd_ino))
+		c->memfd = -1; /* lost to the host: forget it, do not touch it */
+	else if (ftruncate(c->memfd, 0) != 0) {
 		close(c->memfd);
 		c->memfd = -1;
 	}
 	int memfd = c->memfd;
+	ino_t memfd_ino = c->memfd_ino;
 	memset(c, 0, sizeof *c);
 	c->fd = -1;
 	c->body_fd = -1;
 	c->memfd = memfd;
+	c->memfd_ino = memfd_ino;
 	c->state = C_FREE;
 }
 
@@ -212,8 +235,12 @@ static void conn_reply_head(struct conn *c, int status, const char *ctype, const
 /* The slot's reply memfd, created on first use; -1 when the system refuses one. */
 static int slot_memfd(struct conn *c)
 {
-	if (c->memfd < 0)
+	if (c->memfd >= 0 && !fd_ours(c->memfd, c->memfd_ino))
+		c->memfd = -1;
+	if (c->memfd < 0) {
 		c->memfd = memfd_create("heaptap-http", MFD_CLOEXEC);
+		c->memfd_ino = fd_ino(c->memfd);
+	}
 	return c->memfd;
 }
 
@@ -305,6 +332,7 @@ static void conn_handle(struct conn *c)
 	struct stat st;
 	if (x->file_fd >= 0) {
 		c->body_fd = x->file_fd;
+		c->body_ino = fd_ino(c->body_fd);
 		c->own_body_fd = 1;
 		x->file_fd = -1;
 	} else {
@@ -460,6 +488,7 @@ static void server_accept(void)
 			continue;
 		}
 		c->fd = fd;
+		c->fd_ino = fd_ino(fd);
 		c->state = C_HEAD;
 		c->head_len = 0;
 		c->deadline = http_server_now_ms() + HTTP_READ_MS;
@@ -506,10 +535,22 @@ static void *server_main(void *arg)
 			pfd[n].revents = 0;
 			idx[n++] = i;
 		}
-		pfd[n].fd = listen_fd;
-		pfd[n].events = POLLIN;
-		pfd[n].revents = 0;
-		idx[n++] = -1;
+		if (listen_fd >= 0 && !fd_ours(listen_fd, listen_ino)) {
+			log_line("the program closed the listening socket; the server stops", "", "");
+			listen_fd = -1;
+		}
+		if (listen_fd < 0 && busy == 0) {
+			/* nothing left to serve: end the thread; heaptap_http_start may start anew */
+			bound_port = 0;
+			atomic_store(&running, 0);
+			return NULL;
+		}
+		if (listen_fd >= 0) {
+			pfd[n].fd = listen_fd;
+			pfd[n].events = POLLIN;
+			pfd[n].revents = 0;
+			idx[n++] = -1;
+		}
 		int timeout = next > now ? (int)(next - now) : 0;
 		int rc = poll(pfd, (nfds_t)n, timeout);
 		if (rc < 0) {
@@ -527,12 +568,15 @@ static void *server_main(void *arg)
 				continue;
 			}
 			struct conn *c = &conns[idx[k]];
+			if (pfd[k].revents & POLLNVAL) {
+				conn_close(c); /* closed under us by the program */
+				continue;
+			}
 			if (c->state == C_WRITE)
 				conn_write(c);
 			else if (pfd[k].revents & (POLLIN | POLLHUP | POLLERR))
 				conn_read(c);
 		}
-		(void)busy;
 	}
 	return NULL;
 }
@@ -638,6 +682,7 @@ int http_start(const char *addr, const char *tok)
 		slots_ready = 1;
 	}
 	listen_fd = fd;
+	listen_ino = fd_ino(fd);
 	http_routes_init();
 	if (!atfork_done) {
 		pthread_atfork(NULL, NULL, http_atfork_child);

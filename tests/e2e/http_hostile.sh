@@ -4,8 +4,8 @@
 # at the deadline), chunked bodies (411), malformed request lines (400/505),
 # other methods (405), path traversal and file paths in queries (400), a slow client sending a
 # byte a second (dropped after the 10 s deadline), 200 connections at once (16 served, the rest
-# 503 or closed), a Host header naming another machine (403: DNS rebinding), then a
-# token-protected server (401 without the token). The host must keep
+# 503 or closed), a Host header naming another machine (403: DNS rebinding), a program that
+# closes the server's descriptors and reuses the numbers, IPv6, then a token-protected server. The host must keep
 # serving, its RSS must stay within 64 MiB of where it started, and it must exit normally.
 set -u
 B=${HEAPTAP_BUILD:-$ROOT/build}
@@ -22,6 +22,7 @@ cleanup() {
 trap cleanup EXIT
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 start_host() { # conf
+	rm -f "$tmp/out"
 	TMPDIR=$tmp HEAPTAP_CONF="$1,prof_final:false" LD_PRELOAD=$HEAPTAP_LIB "$PROG" "$tmp/stop" >"$tmp/out" 2>"$tmp/err" &
 	pid=$!
 	for _ in $(seq 100); do
@@ -209,6 +210,40 @@ rss1=$(rss_kib)
 echo "host RSS: $rss0 KiB before, $rss1 KiB after"
 if [ $((rss1 - rss0)) -gt 65536 ]; then echo "FAIL: RSS grew by $((rss1 - rss0)) KiB"; fails=$((fails + 1)); fi
 stop_host || { echo "FAIL: host exited with $?"; cat "$tmp/err"; fails=$((fails + 1)); }
+
+# a program that closes every descriptor it did not open (like a daemon) and reuses the numbers:
+# the server must notice, stop, and leave the program's new files alone
+port=$(free_port)
+HTTP_HOST_CLOSEFDS=$tmp/closefds start_host "http:127.0.0.1:$port"
+for i in 1 2 3; do curl -s -o /dev/null "http://127.0.0.1:$port/pprof/heap"; done
+# a request in flight across the close: its socket and its slot's memfd numbers get reused
+python3 -c '
+import socket, sys, time, os
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+s.sendall(b"GET /pprof/heap HTTP/1.1\r\n")
+while not os.path.exists(sys.argv[2]):
+    time.sleep(0.05)
+time.sleep(0.3)
+try:
+    s.sendall(b"\r\n")
+    s.recv(100)
+except OSError:
+    pass
+' "$port" "$tmp/closefds.f63" &
+inflight=$!
+sleep 0.3
+cpu0=$(awk '{print $14 + $15}' /proc/$pid/stat)
+touch "$tmp/closefds"
+for _ in $(seq 100); do grep -q '^hostfiles' "$tmp/out" && break; sleep 0.1; done
+cpu1=$(awk '{print $14 + $15}' /proc/$pid/stat)
+wait $inflight
+ticks=$((cpu1 - cpu0))
+if grep -qx 'hostfiles intact' "$tmp/out" && grep -q 'closed the listening socket' "$tmp/err" && [ $ticks -lt 50 ]; then
+	echo "ok   descriptors closed under the server: it stopped ($ticks CPU ticks in 2 s), the program's files are intact"
+else
+	echo "FAIL: closed descriptors: $(grep '^hostfiles' "$tmp/out"), $ticks CPU ticks, stderr: $(cat "$tmp/err")"; fails=$((fails + 1))
+fi
+stop_host || { echo "FAIL: host exited with $?"; fails=$((fails + 1)); }
 
 # an IPv6 loopback server, when this machine has ::1
 if python3 -c 'import socket; socket.socket(socket.AF_INET6).bind(("::1", 0))' 2>/dev/null; then

@@ -5,10 +5,13 @@
  * on that address and prints "child api <rc>"), prints "ready <child pid>" and waits until the stop file named
  * by argv[1] appears (at most 100 s). With argv[2], it first calls heaptap_http_start(argv[2])
  * through dlsym and prints "api <rc>" for each of two calls. With HTTP_HOST_GO set, it waits
- * for that file to appear before allocating (so a test can switch profiling on first).
+ * for that file to appear before allocating (so a test can switch profiling on first). With
+ * HTTP_HOST_CLOSEFDS, once that file appears it closes descriptors 3..1023 like a daemon, opens
+ * 64 files of its own (reusing the numbers), and 2 s later prints whether they are intact.
  * Not a benchmark.
  */
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,6 +91,36 @@ int main(int argc, char **argv)
 	}
 	printf("ready %d\n", (int)child);
 	fflush(stdout);
+	const char *closefds = getenv("HTTP_HOST_CLOSEFDS");
+	if (closefds && wait_for(closefds, 100000) == 0) {
+		/* behave like a daemon that closes every descriptor it did not open, then reuses
+		   the numbers for its own files; they must come back intact */
+		for (int fd = 3; fd < 1024; fd++)
+			close(fd);
+		char path[4096], want[64], got[64];
+		int fds[64];
+		for (int i = 0; i < 64; i++) {
+			snprintf(path, sizeof path, "%s.f%d", closefds, i);
+			fds[i] = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+			snprintf(want, sizeof want, "host data %d\n", i);
+			if (fds[i] < 0 || write(fds[i], want, strlen(want)) != (ssize_t)strlen(want))
+				return 3;
+		}
+		printf("closed\n");
+		fflush(stdout);
+		struct timespec ts = {2, 0};
+		nanosleep(&ts, NULL);
+		int intact = 1;
+		for (int i = 0; i < 64; i++) {
+			snprintf(want, sizeof want, "host data %d\n", i);
+			ssize_t n = pread(fds[i], got, sizeof got - 1, 0);
+			got[n > 0 ? n : 0] = 0;
+			intact &= strcmp(got, want) == 0;
+			close(fds[i]);
+		}
+		printf("hostfiles %s\n", intact ? "intact" : "CLOBBERED");
+		fflush(stdout);
+	}
 	int rc = wait_for(argv[1], 100000);
 	for (int i = 0; i < HOG_BLOCKS; i++)
 		free(hog[i]);
