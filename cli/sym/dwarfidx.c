@@ -28,7 +28,7 @@ struct fnode {
 	int linkage;         /* name came from DW_AT_linkage_name */
 };
 
-/* A piece of code whose innermost function is node. Disjoint and sorted within a CU. */
+/* A piece of code whose innermost function is node. Disjoint and sorted within a top. */
 struct seg {
 	uint64_t lo, hi;
 	int32_t node;
@@ -41,14 +41,31 @@ struct ival {
 	int32_t depth;
 };
 
-struct cu {
-	Dwarf_Die die;       /* the CU DIE (or the split unit's DIE) */
-	int loaded;          /* 1 once the DIE tree has been walked */
-	int has_ranges;      /* 1 when the CU DIE states its address ranges */
-	struct fnode *nodes;
-	size_t nnodes, nodes_cap;
+/* A subprogram at CU or namespace level: walked (with everything inlined into it) the first
+   time an address falls in it, never before. */
+struct top {
+	Dwarf_Off off;
+	int loaded;
 	struct seg *segs;
 	size_t nsegs;
+};
+
+/* One address range of a top; a function split into hot and cold parts has several. */
+struct toprange {
+	uint64_t lo, hi;
+	uint32_t top;
+};
+
+struct cu {
+	Dwarf_Die die;       /* the CU DIE (or the split unit's DIE) */
+	int indexed;         /* 1 once its top-level functions are listed */
+	int has_ranges;      /* 1 when the CU DIE states its address ranges */
+	struct top *tops;
+	size_t ntops, tops_cap;
+	struct toprange *tr; /* sorted by lo once indexed */
+	size_t ntr, tr_cap;
+	struct fnode *nodes; /* of every walked top; parents index this array */
+	size_t nnodes, nodes_cap;
 	Dwarf_Files *files;  /* for DW_AT_call_file; NULL until needed */
 	size_t nfiles;
 	int files_tried;
@@ -80,8 +97,8 @@ struct dwarfidx {
 	size_t ncus;
 	struct curange *ranges;
 	size_t nranges;
-	int rangeless_loaded; /* CUs without DW_AT_ranges/low_pc were walked and added */
-	size_t nnodes_total;
+	int rangeless_loaded; /* CUs without DW_AT_ranges/low_pc were indexed and added */
+	size_t nnodes_total, ntops_total, ntops_loaded;
 };
 
 /* ---- growable arrays ---- */
@@ -160,8 +177,11 @@ void dwarfidx_free(struct dwarfidx *x)
 	free(x->dc.vals);
 	for (size_t i = 0; i < x->ncus; i++) {
 		struct cu *c = &x->cus[i];
+		for (size_t k = 0; k < c->ntops; k++)
+			free(c->tops[k].segs);
+		free(c->tops);
+		free(c->tr);
 		free(c->nodes);
-		free(c->segs);
 		for (size_t k = 0; k < c->nnames; k++)
 			free(c->names[k]);
 		free(c->names);
@@ -301,9 +321,8 @@ static void emit(struct segbuf *b, uint64_t lo, uint64_t hi, int32_t node)
  * ranges sorted by start (outer first) with a stack of the open ones. Ranges that overlap
  * without nesting (broken DWARF) are clipped to their enclosing range.
  */
-static void partition(struct walk *w)
+static void partition(struct walk *w, struct top *t)
 {
-	struct cu *c = w->c;
 	if (w->niv == 0)
 		return;
 	qsort(w->iv, w->niv, sizeof(*w->iv), cmp_ival);
@@ -319,23 +338,23 @@ static void partition(struct walk *w)
 		const struct ival *iv = i < w->niv ? &w->iv[i] : NULL;
 		/* Close every open range that ends before this one starts. */
 		while (sp && (!iv || stack[sp - 1].hi <= iv->lo)) {
-			struct ival *t = &stack[--sp];
-			if (cur < t->hi) {
-				emit(&b, cur > t->lo ? cur : t->lo, t->hi, t->node);
-				cur = t->hi;
+			struct ival *o = &stack[--sp];
+			if (cur < o->hi) {
+				emit(&b, cur > o->lo ? cur : o->lo, o->hi, o->node);
+				cur = o->hi;
 			}
 		}
 		if (!iv)
 			break;
 		struct ival n = *iv;
 		if (sp) {
-			struct ival *t = &stack[sp - 1];
-			if (n.hi > t->hi)
-				n.hi = t->hi;
+			struct ival *o = &stack[sp - 1];
+			if (n.hi > o->hi)
+				n.hi = o->hi;
 			if (n.hi <= n.lo)
 				continue;
 			if (cur < n.lo)
-				emit(&b, cur > t->lo ? cur : t->lo, n.lo, t->node);
+				emit(&b, cur > o->lo ? cur : o->lo, n.lo, o->node);
 		}
 		stack[sp++] = n;
 		cur = n.lo;
@@ -346,24 +365,90 @@ static void partition(struct walk *w)
 		w->failed = 1;
 		return;
 	}
-	c->segs = b.v;
-	c->nsegs = b.n;
+	t->segs = b.v;
+	t->nsegs = b.n;
 }
 
-static void load_cu(struct dwarfidx *x, struct cu *c)
+static int cmp_toprange(const void *a, const void *b)
 {
-	if (c->loaded)
-		return;
-	c->loaded = 1;
-	struct walk w = {.c = c};
-	walk_children(&w, &c->die, -1, 0);
-	if (!w.failed)
-		partition(&w);
-	free(w.iv);
-	x->nnodes_total += c->nnodes;
+	const struct toprange *x = a, *y = b;
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	return x->hi < y->hi ? -1 : x->hi > y->hi;
 }
 
-/* Walks every CU that did not state its ranges, and indexes its segments as CU ranges. */
+/* Lists the functions with code among the children of die (descending into namespaces),
+   without entering them. */
+static void index_children(struct cu *c, Dwarf_Die *die)
+{
+	Dwarf_Die child;
+	if (dwarf_child(die, &child) != 0)
+		return;
+	do {
+		switch (dwarf_tag(&child)) {
+		case DW_TAG_subprogram: {
+			Dwarf_Addr base, lo, hi;
+			ptrdiff_t off = 0;
+			int32_t t = -1;
+			while ((off = dwarf_ranges(&child, off, &base, &lo, &hi)) > 0) {
+				if (hi <= lo)
+					continue;
+				if (t < 0) {
+					if (grow((void **)&c->tops, &c->tops_cap, c->ntops + 1, sizeof(*c->tops)) < 0)
+						return;
+					t = (int32_t)c->ntops++;
+					c->tops[t] = (struct top){dwarf_dieoffset(&child), 0, NULL, 0};
+				}
+				if (grow((void **)&c->tr, &c->tr_cap, c->ntr + 1, sizeof(*c->tr)) < 0)
+					return;
+				c->tr[c->ntr++] = (struct toprange){lo, hi, (uint32_t)t};
+			}
+			break;
+		}
+		case DW_TAG_namespace:
+		case DW_TAG_module:
+		case DW_TAG_lexical_block:
+			index_children(c, &child);
+			break;
+		default:
+			break;
+		}
+	} while (dwarf_siblingof(&child, &child) == 0);
+}
+
+static void index_cu(struct dwarfidx *x, struct cu *c)
+{
+	if (c->indexed)
+		return;
+	c->indexed = 1;
+	index_children(c, &c->die);
+	if (c->ntr)
+		qsort(c->tr, c->ntr, sizeof(*c->tr), cmp_toprange);
+	x->ntops_total += c->ntops;
+}
+
+/* Walks one top-level function and everything inlined into it into its segments. */
+static void load_top(struct dwarfidx *x, struct cu *c, struct top *t)
+{
+	if (t->loaded)
+		return;
+	t->loaded = 1;
+	x->ntops_loaded++;
+	Dwarf_Die die;
+	if (!dwarf_offdie(x->dw, t->off, &die))
+		return;
+	size_t before = c->nnodes;
+	struct walk w = {.c = c};
+	int32_t node = add_function(&w, &die, -1, 0, 0);
+	if (node >= 0 && !w.failed)
+		walk_children(&w, &die, node, 0);
+	if (!w.failed)
+		partition(&w, t);
+	free(w.iv);
+	x->nnodes_total += c->nnodes - before;
+}
+
+/* Indexes every CU that did not state its ranges, and adds its functions' ranges as CU ranges. */
 static void load_rangeless(struct dwarfidx *x)
 {
 	x->rangeless_loaded = 1;
@@ -373,11 +458,11 @@ static void load_rangeless(struct dwarfidx *x)
 		struct cu *c = &x->cus[i];
 		if (c->has_ranges)
 			continue;
-		load_cu(x, c);
-		for (size_t k = 0; k < c->nsegs; k++) {
+		index_cu(x, c);
+		for (size_t k = 0; k < c->ntr; k++) {
 			if (grow((void **)&x->ranges, &cap, x->nranges + 1, sizeof(*x->ranges)) < 0)
 				return;
-			x->ranges[x->nranges++] = (struct curange){c->segs[k].lo, c->segs[k].hi, (uint32_t)i};
+			x->ranges[x->nranges++] = (struct curange){c->tr[k].lo, c->tr[k].hi, (uint32_t)i};
 			added = 1;
 		}
 	}
@@ -406,19 +491,34 @@ static struct cu *find_cu(struct dwarfidx *x, uint64_t vaddr)
 	return NULL;
 }
 
-static const struct seg *find_seg(const struct cu *c, uint64_t vaddr)
+static struct top *find_top(struct cu *c, uint64_t vaddr)
 {
-	size_t lo = 0, hi = c->nsegs;
+	size_t lo = 0, hi = c->ntr;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (c->segs[mid].lo <= vaddr)
+		if (c->tr[mid].lo <= vaddr)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (lo == 0 || vaddr >= c->segs[lo - 1].hi)
+	if (lo == 0 || vaddr >= c->tr[lo - 1].hi)
 		return NULL;
-	return &c->segs[lo - 1];
+	return &c->tops[c->tr[lo - 1].top];
+}
+
+static const struct seg *find_seg(const struct top *t, uint64_t vaddr)
+{
+	size_t lo = 0, hi = t->nsegs;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (t->segs[mid].lo <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0 || vaddr >= t->segs[lo - 1].hi)
+		return NULL;
+	return &t->segs[lo - 1];
 }
 
 static const char *attr_string(Dwarf_Die *die, int name)
@@ -547,7 +647,7 @@ int dwarfidx_lookup(struct dwarfidx *x, uint64_t vaddr, struct dwarfidx_frame *o
 	}
 	if (!c)
 		return 0;
-	load_cu(x, c);
+	index_cu(x, c);
 	const char *file = NULL;
 	int line = 0;
 	Dwarf_Line *ln = dwarf_getsrc_die(&c->die, vaddr);
@@ -558,7 +658,10 @@ int dwarfidx_lookup(struct dwarfidx *x, uint64_t vaddr, struct dwarfidx_frame *o
 		if (dwarf_lineno(ln, &line) != 0)
 			line = 0;
 	}
-	const struct seg *s = find_seg(c, vaddr);
+	struct top *t = find_top(c, vaddr);
+	if (t)
+		load_top(x, c, t);
+	const struct seg *s = t ? find_seg(t, vaddr) : NULL;
 	if (!s) {
 		if (!file)
 			return 0;
@@ -581,12 +684,13 @@ int dwarfidx_lookup(struct dwarfidx *x, uint64_t vaddr, struct dwarfidx_frame *o
 	return n;
 }
 
-void dwarfidx_stats(const struct dwarfidx *x, size_t *ncus, size_t *nloaded, size_t *nnodes)
+void dwarfidx_stats(const struct dwarfidx *x, struct dwarfidx_stats *st)
 {
-	size_t l = 0;
+	memset(st, 0, sizeof(*st));
+	st->ncus = x->ncus;
 	for (size_t i = 0; i < x->ncus; i++)
-		l += x->cus[i].loaded;
-	*ncus = x->ncus;
-	*nloaded = l;
-	*nnodes = x->nnodes_total;
+		st->ncus_indexed += x->cus[i].indexed;
+	st->nfuncs = x->ntops_total;
+	st->nfuncs_walked = x->ntops_loaded;
+	st->nnodes = x->nnodes_total;
 }

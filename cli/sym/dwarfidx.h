@@ -2,10 +2,11 @@
  * dwarfidx.h - an address index over one file's DWARF: address -> inline chain of
  * functions with source files and lines, answered by binary search.
  *
- * Built lazily per compile unit: the first address that falls in a CU walks that CU's DIE
- * tree ONCE (subprograms and inlined subroutines, with their nesting and call sites) into a
- * sorted array of disjoint address segments, each naming the innermost function there; the
- * CU's line table comes from libdw (dwarf_getsrclines, sorted once). Per-address work is a
+ * Built lazily: the first address that falls in a compile unit lists the CU's top-level
+ * functions (their DIEs are skipped, not entered); the first address that falls in one of
+ * those functions walks its DIE tree ONCE (inlined subroutines with their nesting and call
+ * sites) into a sorted array of disjoint address segments, each naming the innermost
+ * function there. The CU's line table comes from libdw (dwarf_getsrclines, sorted once). Per-address work is a
  * few binary searches: no scope walks, no symbol-table scans. This does not read ELF symbol
  * tables, find files, or know about mappings. CLI only: it allocates; not thread-safe.
  */
@@ -42,7 +43,12 @@ void dwarfidx_free(struct dwarfidx *x);
  */
 int dwarfidx_lookup(struct dwarfidx *x, uint64_t vaddr, struct dwarfidx_frame *out, int max);
 
-/* Statistics for timing reports: compile units in the file, and how many were walked. */
-void dwarfidx_stats(const struct dwarfidx *x, size_t *ncus, size_t *nloaded, size_t *nnodes);
+/* Statistics for timing reports. */
+struct dwarfidx_stats {
+	size_t ncus, ncus_indexed;   /* compile units, and those whose functions were listed */
+	size_t nfuncs, nfuncs_walked;/* functions listed, and those walked (hit by an address) */
+	size_t nnodes;               /* functions and inline instances indexed */
+};
+void dwarfidx_stats(const struct dwarfidx *x, struct dwarfidx_stats *st);
 
 #endif

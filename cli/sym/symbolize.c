@@ -30,7 +30,16 @@ void symbolize_options_init(struct sym_options *o)
 
 /* ---- the driver ---- */
 
+/* Phases are timed in CPU seconds of the process: on a busy machine wall time mostly
+   measures the neighbours. */
 static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static double wall_s(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -195,7 +204,7 @@ int symbolize_profile(struct profile *p, const struct sym_options *opt)
 		opt = &defaults;
 	}
 	int timing = getenv("HEAPTAP_TIMING") && getenv("HEAPTAP_TIMING")[0] == '1';
-	double t0 = now_s();
+	double t0 = now_s(), w0 = wall_s();
 	if (!p->syms && !(p->syms = symtab_new())) {
 		fprintf(stderr, "heaptap: symbolize: out of memory\n");
 		return -1;
@@ -210,25 +219,44 @@ int symbolize_profile(struct profile *p, const struct sym_options *opt)
 	struct ent *ents = NULL;
 	size_t naddrs = 0, nents = 0, nresolved = 0;
 
-	/* 1. The unique addresses not yet symbolized. */
+	/* 1. The unique addresses not yet symbolized: a hash set first (stacks repeat their
+	   frames many times), then a sort of what is left. */
 	size_t total = 0;
 	for (size_t i = 0; i < p->nsamples; i++)
 		total += p->samples[i].naddrs;
+	size_t cap = 64;
+	while (cap < total * 2)
+		cap *= 2;
+	uint64_t *set = calloc(cap, sizeof(*set));
 	addrs = malloc((total ? total : 1) * sizeof(*addrs));
 	r.order = malloc((p->nmaps ? p->nmaps : 1) * sizeof(*r.order));
 	r.map_mod = malloc((p->nmaps ? p->nmaps : 1) * sizeof(*r.map_mod));
-	if (!addrs || !r.order || !r.map_mod)
+	if (!set || !addrs || !r.order || !r.map_mod) {
+		free(set);
 		goto oom;
-	for (size_t i = 0; i < p->nsamples; i++) {
-		memcpy(addrs + naddrs, p->samples[i].addrs, p->samples[i].naddrs * sizeof(*addrs));
-		naddrs += p->samples[i].naddrs;
 	}
+	int have_zero = 0; /* 0 marks an empty slot, so address 0 is tracked apart */
+	for (size_t i = 0; i < p->nsamples; i++) {
+		for (uint32_t k = 0; k < p->samples[i].naddrs; k++) {
+			uint64_t a = p->samples[i].addrs[k];
+			if (a == 0) {
+				if (!have_zero && !symtab_get(p->syms, 0))
+					addrs[naddrs++] = 0;
+				have_zero = 1;
+				continue;
+			}
+			size_t j = (size_t)((a * 0x9e3779b97f4a7c15ull) >> 20) & (cap - 1);
+			while (set[j] && set[j] != a)
+				j = (j + 1) & (cap - 1);
+			if (set[j])
+				continue;
+			set[j] = a;
+			if (!symtab_get(p->syms, a))
+				addrs[naddrs++] = a;
+		}
+	}
+	free(set);
 	qsort(addrs, naddrs, sizeof(*addrs), cmp_u64);
-	size_t u = 0;
-	for (size_t i = 0; i < naddrs; i++)
-		if ((u == 0 || addrs[u - 1] != addrs[i]) && !symtab_get(p->syms, addrs[i]))
-			addrs[u++] = addrs[i];
-	naddrs = u;
 
 	/* 2. Mappings sorted by start, and the module of each. */
 	for (size_t i = 0; i < p->nmaps; i++)
@@ -312,21 +340,26 @@ int symbolize_profile(struct profile *p, const struct sym_options *opt)
 	double t2 = now_s();
 
 	if (timing) {
-		size_t nsyms = 0, ncus = 0, nloaded = 0, nnodes = 0, nfiles = 0;
+		size_t nsyms = 0, nfiles = 0;
+		struct dwarfidx_stats sum = {0};
 		for (size_t i = 0; i < r.nmods; i++) {
 			if (!r.mods[i].f)
 				continue;
-			size_t a, b, c, d;
-			symfile_stats(r.mods[i].f, &a, &b, &c, &d);
-			nsyms += a, ncus += b, nloaded += c, nnodes += d;
+			size_t n;
+			struct dwarfidx_stats st;
+			symfile_stats(r.mods[i].f, &n, &st);
+			nsyms += n;
+			sum.ncus += st.ncus, sum.ncus_indexed += st.ncus_indexed;
+			sum.nfuncs += st.nfuncs, sum.nfuncs_walked += st.nfuncs_walked;
+			sum.nnodes += st.nnodes;
 			nfiles++;
 		}
 		fprintf(stderr,
 		        "heaptap: timing: symbolize: %zu addresses (%zu resolved) in %zu files: "
-		        "collect %.3f s, open %.3f s, resolve %.3f s, total %.3f s "
-		        "(%zu symbols, %zu of %zu CUs walked, %zu functions)\n",
-		        nents, nresolved, nfiles, t1 - t0, t_open, t2 - t1 - t_open, t2 - t0, nsyms, nloaded,
-		        ncus, nnodes);
+		        "cpu seconds: collect %.3f, open %.3f, resolve %.3f, total %.3f (wall %.3f) "
+		        "(%zu symbols; %zu of %zu CUs and %zu of %zu functions walked, %zu with inlines)\n",
+		        nents, nresolved, nfiles, t1 - t0, t_open, t2 - t1 - t_open, t2 - t0, wall_s() - w0, nsyms,
+		        sum.ncus_indexed, sum.ncus, sum.nfuncs_walked, sum.nfuncs, sum.nnodes);
 	}
 	rc = 0;
 	goto out;

@@ -448,11 +448,10 @@ int symfile_resolve(struct symfile *f, uint64_t vaddr, struct dwarfidx_frame *ou
 	return n;
 }
 
-void symfile_stats(const struct symfile *f, size_t *nsyms, size_t *ncus, size_t *ncus_loaded,
-                   size_t *nnodes)
+void symfile_stats(const struct symfile *f, size_t *nsyms, struct dwarfidx_stats *st)
 {
 	*nsyms = f->syms.n;
-	*ncus = *ncus_loaded = *nnodes = 0;
+	memset(st, 0, sizeof(*st));
 	if (f->dx)
-		dwarfidx_stats(f->dx, ncus, ncus_loaded, nnodes);
+		dwarfidx_stats(f->dx, st);
 }

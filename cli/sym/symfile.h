@@ -67,8 +67,8 @@ int symfile_contains(const struct symfile *f, uint64_t vaddr);
 int symfile_resolve(struct symfile *f, uint64_t vaddr, struct dwarfidx_frame *out, int max,
                     int inlines);
 
-/* Statistics for the timing report. */
-void symfile_stats(const struct symfile *f, size_t *nsyms, size_t *ncus, size_t *ncus_loaded,
-                   size_t *nnodes);
+/* Statistics for the timing report: symbols read, and the DWARF index's counters (all 0
+   without DWARF). */
+void symfile_stats(const struct symfile *f, size_t *nsyms, struct dwarfidx_stats *st);
 
 #endif
