@@ -45,13 +45,16 @@ ht_need_prog() {
 }
 
 # ht_run DIR CONF CMD...: runs CMD in DIR under the profiler with dumps prefixed DIR/ht; CONF is
-# extra HEAPTAP_CONF (translated for jemalloc: prof_format dropped). Exit status is CMD's.
+# extra HEAPTAP_CONF (for jemalloc, heaptap-only keys are dropped). Exit status is CMD's.
 ht_run() {
 	local dir=$1 conf=$2; shift 2
 	mkdir -p "$dir"
 	if [ "$PROFILER" = jemalloc ]; then
 		local jc
-		jc=$(echo "$conf" | tr ',' '\n' | grep -v -e '^prof_format:' -e '^$' | paste -sd, -)
+		# Drop the keys jemalloc does not have.
+		jc=$(echo "$conf" | tr ',' '\n' | grep -v -e '^prof_format:' -e '^prof_unwind:' \
+			-e '^prof_time_interval:' -e '^prof_signal:' -e '^prof_max_dumps:' \
+			-e '^prof_gdump_rate_ms:' -e '^$' | paste -sd, -)
 		(cd "$dir" && LD_PRELOAD=$JEMALLOC_SO \
 			MALLOC_CONF="prof:true,prof_final:true,prof_prefix:$dir/ht${jc:+,$jc}" "$@")
 	else
