@@ -251,6 +251,7 @@ static void conn_reply_error(struct conn *c, int status, const char *text, const
 	c->body_fd = -1;
 	if (fd >= 0 && ftruncate(fd, 0) == 0 && pwrite(fd, text, strlen(text), 0) == (ssize_t)strlen(text)) {
 		c->body_fd = fd;
+		c->body_ino = c->memfd_ino;
 		conn_reply_head(c, status, "text/plain; charset=utf-8", extra, extra ? strlen(extra) : 0,
 		                strlen(text), c->req.method == HTTP_HEAD);
 	} else {
@@ -337,6 +338,7 @@ static void conn_handle(struct conn *c)
 		x->file_fd = -1;
 	} else {
 		c->body_fd = c->memfd;
+		c->body_ino = c->memfd_ino;
 	}
 	if (x->ob.err || fstat(c->body_fd, &st) != 0) {
 		conn_reply_error(c, 500, "could not buffer the reply\n", NULL);
@@ -393,6 +395,10 @@ static void conn_head_done(struct conn *c, long head_len)
 
 static void conn_read(struct conn *c)
 {
+	if (!fd_ours(c->fd, c->fd_ino)) {
+		conn_close(c); /* the number now belongs to the program: never read its data */
+		return;
+	}
 	if (c->state == C_HEAD) {
 		ssize_t n = recv(c->fd, c->head + c->head_len, sizeof c->head - c->head_len, 0);
 		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
@@ -430,6 +436,10 @@ static void conn_read(struct conn *c)
 
 static void conn_write(struct conn *c)
 {
+	if (!fd_ours(c->fd, c->fd_ino) || (c->body_off < c->body_end && !fd_ours(c->body_fd, c->body_ino))) {
+		conn_close(c); /* never send into, nor read a reply from, a descriptor not ours */
+		return;
+	}
 	while (c->out_off < c->out_len) {
 		ssize_t n = send(c->fd, c->out + c->out_off, c->out_len - c->out_off, MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (n < 0) {
