@@ -467,6 +467,9 @@ int common_load(const struct common_args *a, struct profile *p, int with_base)
 					if (p->samples[i].v[k] < 0)
 						p->samples[i].v[k] = 0;
 	}
+	if ((a->value_index == PV_ALLOC_BYTES || a->value_index == PV_ALLOC_OBJS) && !p->has_alloc)
+		fprintf(stderr, "heaptap: warning: %s carries no allocation totals, so %s is 0 "
+		                "(record them with prof_accum:true)\n", a->profiles[0], common_value_name(a->value_index));
 	return common_symbolize(a, p);
 }
 
