@@ -4,7 +4,8 @@
  * FORMATS.md section 6: one run at a time, its dump in $TMPDIR/heaptap.<pid>.XXXXXX/.
  *
  * It is not a report generator: text and graph downloads run the heaptap CLI (found via
- * $HEAPTAP_CLI or PATH) with posix_spawn, from the server thread, and serve its output.
+ * $HEAPTAP_CLI or PATH) with posix_spawn as a background job (the requests wait parked while
+ * the server keeps serving), and serve its output.
  * Runs on the server thread; its own code never allocates (posix_spawn's file actions do,
  * inside glibc).
  */
