@@ -5,7 +5,9 @@
  * also runs without heaptap; under jemalloc it falls back to mallctl("prof.dump")). It checks
  * only what the API returns and prints it; the script checks the files.
  *
- * Usage: coll_triggers churn MIB | grow MIB | sleep MS | signal | manual DIR
+ * Usage: coll_triggers churn MIB | grow MIB | sleep MS | signal | manual DIR | phases
+ *   phases: phase_a keeps 8 MiB, manual dump, frees it, phase_b keeps 5 MiB + 112000 B,
+ *           manual dump, exit (the final dump follows)
  */
 #include <dlfcn.h>
 #include <glob.h>
@@ -59,6 +61,54 @@ static int files_matching(const char *pattern)
 	return n;
 }
 
+/* heaptap_dump(NULL), or mallctl("prof.dump") under jemalloc; returns its result or -1. */
+static int dump_now(void)
+{
+	int (*dump)(const char *) = (int (*)(const char *))dlsym(RTLD_DEFAULT, "heaptap_dump");
+	int (*mallctl)(const char *, void *, size_t *, void *, size_t) =
+		(int (*)(const char *, void *, size_t *, void *, size_t))dlsym(RTLD_DEFAULT, "mallctl");
+	const char *null = NULL;
+	if (dump)
+		return dump(NULL);
+	if (mallctl)
+		return mallctl("prof.dump", NULL, NULL, &null, sizeof null);
+	return -1;
+}
+
+static void *phase_keep[1100];
+
+__attribute__((noinline)) static void phase_a(void)
+{
+	for (int i = 0; i < 8; i++) {
+		phase_keep[i] = malloc(1u << 20);
+		NO_TAIL();
+	}
+}
+
+__attribute__((noinline)) static void phase_b(void)
+{
+	for (int i = 0; i < 5; i++) {
+		phase_keep[i] = malloc(1u << 20);
+		NO_TAIL();
+	}
+	for (int i = 5; i < 1005; i++) {
+		phase_keep[i] = malloc(112);
+		NO_TAIL();
+	}
+}
+
+static int phases(void)
+{
+	phase_a();
+	int r0 = dump_now();
+	for (int i = 0; i < 8; i++)
+		free(phase_keep[i]);
+	phase_b();
+	int r1 = dump_now();
+	printf("dumps %d %d\n", r0, r1);
+	return r0 == 0 && r1 == 0 ? 0 : 1;
+}
+
 static int manual(const char *dir)
 {
 	int (*dump)(const char *) = (int (*)(const char *))dlsym(RTLD_DEFAULT, "heaptap_dump");
@@ -94,7 +144,7 @@ static int manual(const char *dir)
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
-		fprintf(stderr, "usage: coll_triggers churn MIB | grow MIB | sleep MS | signal | manual DIR\n");
+		fprintf(stderr, "usage: coll_triggers churn MIB | grow MIB | sleep MS | signal | manual DIR | phases\n");
 		return 2;
 	}
 	const char *mode = argv[1];
@@ -115,6 +165,8 @@ int main(int argc, char **argv)
 		printf("signal dump %s\n", files_matching("*.s0.heap") ? "seen" : "NOT seen");
 	} else if (strcmp(mode, "manual") == 0 && argc == 3) {
 		return manual(argv[2]);
+	} else if (strcmp(mode, "phases") == 0) {
+		return phases();
 	} else {
 		fprintf(stderr, "coll_triggers: unknown mode %s\n", mode);
 		return 2;
