@@ -107,6 +107,14 @@ try {
 	await page.screenshot({ path: path.join(artifacts, 'flame-search.png') });
 	await page.click('text.search'); // a second click clears the search
 	check((await page.locator('g.frames > g.match').count()) === 0, 'second click clears the search');
+	// ic: case-insensitive search; toggling it back re-runs the search case-sensitively
+	await page.click('text.ic');
+	page.once('dialog', (d) => d.accept('^KEEP_FLAT'));
+	await page.click('text.search');
+	check((await page.locator('g.frames > g.match').count()) === 2, 'ic: ^KEEP_FLAT matches both keep_flat frames');
+	await page.click('text.ic');
+	check((await page.locator('g.frames > g.match').count()) === 0, 'ic off: ^KEEP_FLAT matches nothing');
+	await page.click('text.search'); // clear
 	// Ctrl-F opens the same prompt
 	page.once('dialog', (d) => d.accept(leaf));
 	await page.keyboard.press('Control+f');
