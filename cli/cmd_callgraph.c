@@ -17,7 +17,7 @@
 #include "render/dot.h"
 #include "stacks.h"
 
-enum { X_FORMAT = 1, X_DOT, X_SVG, X_PDF };
+enum { X_FORMAT = 1, X_DOT, X_SVG, X_PDF, X_HEAPCHECK };
 enum { F_AUTO, F_DOT, F_SVG, F_PDF };
 
 static const char callgraph_help[] =
@@ -28,12 +28,14 @@ static const char callgraph_help[] =
 	"  --format=dot|svg|pdf   output format (default: from -o's extension, else dot)\n"
 	"  --dot --svg --pdf      the same, jeprof style\n"
 	"  -o FILE                write to FILE instead of stdout\n"
+	"  --heapcheck            fill the boxes of functions that hold memory themselves (grey)\n"
 	"  --nodecount=N (80) --nodefraction=F (0.005) --edgefraction=F (0.001) --maxdegree=N (8)\n";
 
 static int handle(void *ctx, int id, const char *v)
 {
 	int *fmt = ctx;
 	switch (id) {
+	case X_HEAPCHECK: fmt[1] = 1; return 0;
 	case X_DOT: *fmt = F_DOT; return 0;
 	case X_SVG: *fmt = F_SVG; return 0;
 	case X_PDF: *fmt = F_PDF; return 0;
@@ -213,16 +215,18 @@ static int ends_with(const char *s, const char *suf)
 
 int cmd_callgraph(int argc, char **argv)
 {
-	int fmt = F_AUTO;
-	static const struct common_opt opts[] = {
-		{"format", 1, X_FORMAT}, {"dot", 0, X_DOT}, {"svg", 0, X_SVG}, {"pdf", 0, X_PDF}, {NULL, 0, 0}};
-	struct common_extra ex = {.opts = opts, .handle = handle, .ctx = &fmt, .help = callgraph_help};
+	int fmtv[2] = {F_AUTO, 0}; /* format, --heapcheck */
+	int fmt;
+	static const struct common_opt opts[] = {{"format", 1, X_FORMAT}, {"dot", 0, X_DOT},
+		{"svg", 0, X_SVG}, {"pdf", 0, X_PDF}, {"heapcheck", 0, X_HEAPCHECK}, {NULL, 0, 0}};
+	struct common_extra ex = {.opts = opts, .handle = handle, .ctx = fmtv, .help = callgraph_help};
 	struct common_args a;
 	int rc = common_parse(&a, argc, argv, &ex);
 	if (rc >= 0) {
 		common_args_release(&a);
 		return rc;
 	}
+	fmt = fmtv[0];
 	if (fmt == F_AUTO)
 		fmt = a.output && ends_with(a.output, ".svg") ? F_SVG
 		    : a.output && ends_with(a.output, ".pdf") ? F_PDF : F_DOT;
@@ -270,7 +274,7 @@ int cmd_callgraph(int argc, char **argv)
 			fprintf(stderr, "heaptap: callgraph: %s\n", strerror(errno));
 			rc = 1;
 		} else {
-			int w = dot_write(f, &a, &s, prog, fmt == F_SVG);
+			int w = dot_write(f, &a, &s, prog, (fmt == F_SVG ? DOT_SVG : 0) | (fmtv[1] ? DOT_HEAPCHECK : 0));
 			if (fclose(f) != 0 && w == 0)
 				w = -1;
 			if (w < 0) {

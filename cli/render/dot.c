@@ -74,8 +74,9 @@ static void put_escaped(FILE *f, const char *s)
 }
 
 int dot_write(FILE *f, const struct common_args *a, const struct stacks *s, const char *prog,
-              int for_svg)
+              int flags)
 {
+	int for_svg = flags & DOT_SVG;
 	double local_total = s->kept_total;
 	double nodelimit = trunc(a->nodefraction * local_total);
 	double edgelimit = trunc(a->edgefraction * local_total);
@@ -139,7 +140,12 @@ int dot_write(FILE *f, const struct common_args *a, const struct stacks *s, cons
 		if (nm->flat != nm->cum)
 			fprintf(f, "\\rof %s (%s)", common_fmt_value(a, nm->cum, u1, sizeof(u1)),
 			        common_fmt_percent(nm->cum, local_total, p1, sizeof(p1)));
-		fprintf(f, "\\r\",shape=box,fontsize=%.1f];\n", fs);
+		const char *style = "";
+		if ((flags & DOT_HEAPCHECK) && nm->flat > 0)
+			style = ",style=filled,fillcolor=gray"; /* what leaks */
+		else if ((flags & DOT_HEAPCHECK) && nm->flat < 0)
+			style = ",peripheries=3";
+		fprintf(f, "\\r\",shape=box,fontsize=%.1f%s];\n", fs, style);
 	}
 
 	/* Edges between consecutive frames of every trace, both ends kept as nodes. */

@@ -12,13 +12,19 @@
 #include "../common.h"
 #include "../stacks.h"
 
+/* Flags for dot_write. */
+enum {
+	DOT_SVG = 1,       /* the graph becomes SVG: thin edges are widened to 1 (as jeprof does) */
+	DOT_HEAPCHECK = 2  /* jeprof --heapcheck: nodes with flat > 0 filled grey, < 0 triple-bordered */
+};
+
 /*
- * Writes the graph of s to f. prog names the program in the title and legend. for_svg widens
- * thin edges to 1 (as jeprof does for SVG). a->nodecount < 0 means jeprof's default, 80.
+ * Writes the graph of s to f. prog names the program in the title and legend; flags is a set
+ * of DOT_* values. a->nodecount < 0 means jeprof's default, 80.
  * Returns 0, 1 when no node is left to print ("heaptap: no nodes to print" on stderr), -1 on
  * a write error. Prints jeprof's "dropping nodes with <= ..." note on stderr when it applies.
  */
 int dot_write(FILE *f, const struct common_args *a, const struct stacks *s, const char *prog,
-              int for_svg);
+              int flags);
 
 #endif

@@ -25,7 +25,7 @@ grep -qF 'N1 [label="main\n0 (0.0%)\rof 1053624 (100.0%)\r",shape=box,fontsize=8
 "$HEAPTAP" callgraph --nodecount=3 --nodefraction=0 "$new" 2>/dev/null | grep -c '^N[0-9]* \[label' | grep -qx 3 || { echo "FAIL: --nodecount=3"; fail=1; }
 
 if command -v jeprof >/dev/null; then
-	for opts in "--show_bytes" "--nodefraction=0 --edgefraction=0" "--inuse_objects --nodefraction=0"; do
+	for opts in "--show_bytes" "--nodefraction=0 --edgefraction=0" "--inuse_objects --nodefraction=0" "--heapcheck --nodefraction=0"; do
 		# shellcheck disable=SC2086
 		if diff <(jeprof --dot $opts "$new" 2>/dev/null | sort) <("$HEAPTAP" callgraph $opts "$new" 2>/dev/null | sort) >"$TMP/d"; then
 			echo "ok[vs jeprof $opts]"
