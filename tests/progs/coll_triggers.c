@@ -5,9 +5,10 @@
  * also runs without heaptap; under jemalloc it falls back to mallctl("prof.dump")). It checks
  * only what the API returns and prints it; the script checks the files.
  *
- * Usage: coll_triggers churn MIB | grow MIB | sleep MS | signal | manual DIR | phases
+ * Usage: coll_triggers churn MIB | grow MIB | sleep MS | signal | manual DIR | phases | tables
  *   phases: phase_a keeps 8 MiB, manual dump, frees it, phase_b keeps 5 MiB + 112000 B,
  *           manual dump, exit (the final dump follows)
+ *   tables: 64 distinct stacks (recursion depths 0..63) x 100 live objects, then prints stats
  */
 #include <dlfcn.h>
 #include <glob.h>
@@ -97,6 +98,37 @@ __attribute__((noinline)) static void phase_b(void)
 	}
 }
 
+static void *volatile table_keep[64 * 100]; /* volatile: else the compiler may drop the mallocs */
+
+/* Recursion gives each depth its own stack; slots [from, to) of row `slot` get objects. */
+__attribute__((noinline)) static void deep_alloc(int depth, int slot, int from, int to)
+{
+	if (depth > 0) {
+		deep_alloc(depth - 1, slot, from, to);
+		NO_TAIL();
+		return;
+	}
+	for (int i = from; i < to; i++) {
+		table_keep[slot * 100 + i] = malloc(48);
+		NO_TAIL();
+	}
+}
+
+static int tables(void)
+{
+	/* One object per stack first (fills a small stack table), then the other 99 (fills a
+	   small live table), through ONE call instruction so both passes share their stacks. */
+	static volatile int from[2] = {0, 1}, to[2] = {1, 100}, npasses = 2; /* not unrollable */
+	for (int pass = 0; pass < npasses; pass++)
+		for (int d = 0; d < 64; d++)
+			deep_alloc(d, d, from[pass], to[pass]);
+	long (*stats)(char *, size_t) = (long (*)(char *, size_t))dlsym(RTLD_DEFAULT, "heaptap_stats_json");
+	static char buf[65536];
+	long n = stats ? stats(buf, sizeof buf) : -1;
+	printf("stats %ld %s\n", n, n > 0 ? buf : "");
+	return n > 0 ? 0 : 1;
+}
+
 static int phases(void)
 {
 	phase_a();
@@ -144,7 +176,7 @@ static int manual(const char *dir)
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
-		fprintf(stderr, "usage: coll_triggers churn MIB | grow MIB | sleep MS | signal | manual DIR | phases\n");
+		fprintf(stderr, "usage: coll_triggers churn MIB | grow MIB | sleep MS | signal | manual DIR | phases | tables\n");
 		return 2;
 	}
 	const char *mode = argv[1];
@@ -167,6 +199,8 @@ int main(int argc, char **argv)
 		return manual(argv[2]);
 	} else if (strcmp(mode, "phases") == 0) {
 		return phases();
+	} else if (strcmp(mode, "tables") == 0) {
+		return tables();
 	} else {
 		fprintf(stderr, "coll_triggers: unknown mode %s\n", mode);
 		return 2;
