@@ -297,7 +297,7 @@ static int module_name(const struct profile *p, uint64_t addr, char *out, size_t
 }
 
 static void frame_name(struct sbuf *b, const struct stacks_options *o, uint64_t addr,
-                       const struct prof_frame *f, int inlined, const char *modname)
+                       const struct prof_frame *f, int inlined, const char *modname, int mapped)
 {
 	char shortbuf[4096];
 	const char *fn = NULL;
@@ -347,6 +347,8 @@ static void frame_name(struct sbuf *b, const struct stacks_options *o, uint64_t 
 	case GRAN_FILES:
 		if (have_file)
 			sb_printf(b, "%s", f->file);
+		else if ((fn || mapped) && o->style == STACKS_SHORT)
+			sb_printf(b, "??:?"); /* jeprof: addr2line's unknown location, kept as a "file" */
 		else
 			sb_printf(b, "0x%016llx", (unsigned long long)addr);
 		break;
@@ -402,13 +404,18 @@ static struct addr_info *addr_lookup(const struct profile *p, struct stacks *s, 
 	               (o->unresolved == STACKS_UNRESOLVED_DEFAULT && o->style == STACKS_FULL);
 	if (want_mod && (nf == 0 || !sym->frames[nf - 1].func) && module_name(p, addr, modbuf, sizeof(modbuf)))
 		modname = modbuf;
+	int mapped = 0;
+	if (o->gran == GRAN_FILES) {
+		const struct prof_mapping *m = profile_find_mapping(p, addr);
+		mapped = m && m->path && m->path[0] && m->path[0] != '[';
+	}
 	if (nf == 0) {
-		frame_name(b, o, addr, NULL, 0, modname);
+		frame_name(b, o, addr, NULL, 0, modname, mapped);
 		pv->pool[pv->pool_n++] = intern_name(s, pv, b->p, 0);
 	} else {
 		for (uint32_t k = 0; k < nf; k++) {
 			int inl = k + 1 < nf;
-			frame_name(b, o, addr, &sym->frames[k], inl, modname);
+			frame_name(b, o, addr, &sym->frames[k], inl, modname, mapped);
 			pv->pool[pv->pool_n++] = intern_name(s, pv, b->p, inl);
 		}
 	}

@@ -71,6 +71,9 @@ compare je-inuse_objects "$dump" --inuse_objects
 compare je-show_bytes "$dump" --show_bytes
 compare je-lines "$dump" --lines
 compare je-addresses "$dump" --addresses
+compare je-focus "$dump" --focus=handle_request   # Total before focus, percentages after
+compare je-ignore "$dump" --ignore='^open_session$|^_dl_init$'
+compare je-files "$dump" --files
 same_rows je-functions "$dump" cache_fill open_session handle_request main
 # The demo's numbers are known exactly: 8 x 1 MiB cached, 60000 x 128 B leaked.
 grep -qE '^ +8388608 +[0-9.]+% +[0-9.]+% +8388608 +[0-9.]+% cache_fill$' <("$HEAPTAP" top --show_bytes "$BIN" "$dump") ||
