@@ -253,6 +253,58 @@ int main(void)
 	check_fc(&s, "0x0000000000113870", 0, 128);  /* deep[4999]: the shared root */
 	stacks_release(&s);
 	profile_release(&p);
+	/* Invariants on random profiles (fixed seed): flat sums to the kept total, no cum exceeds
+	   it or falls below the flat, every trace's leaf carries its value, and the sort order holds. */
+	uint64_t seed = 0x9e3779b97f4a7c15ULL;
+	for (int round = 0; round < 20; round++) {
+		profile_init(&p);
+		p.syms = symtab_new();
+		for (uint64_t ad = 1; ad <= 40; ad++) {
+			char fn[32];
+			snprintf(fn, sizeof(fn), "f%llu", (unsigned long long)(ad % 25)); /* shared names */
+			if (ad % 7 == 0) {
+				struct prof_frame ch[2] = {{fn, "x.c", (int)ad}, {"outer", "x.c", 1}};
+				symtab_put(p.syms, ad * 16, ch, 2, NULL);
+			} else if (ad % 11 != 0) {
+				put1(p.syms, ad * 16, ad % 13 == 0 ? "malloc" : fn, "x.c", (int)ad);
+			}
+		}
+		for (int i = 0; i < 200; i++) {
+			uint64_t st[12];
+			seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+			uint32_t depth = 1 + (uint32_t)((seed >> 33) % 12);
+			for (uint32_t k = 0; k < depth; k++) {
+				seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+				st[k] = 16 * (1 + (seed >> 33) % 40);
+			}
+			double v[PV_COUNT] = {1, (double)(1 + (seed >> 40) % 1000), 0, 0};
+			profile_add(&p, st, depth, v);
+		}
+		o = (struct stacks_options){.value_index = PV_INUSE_BYTES, .style = (enum stacks_style)(round & 1),
+		                            .gran = (enum common_gran)(round % 4), .trim = 1};
+		stacks_build(&s, &p, &o);
+		double flat = 0, leaf = 0;
+		for (size_t i = 0; i < s.nnames; i++) {
+			flat += s.names[i].flat;
+			CHECK(s.names[i].cum <= s.kept_total + 1e-6, "round %d: cum of %s above the total", round, s.names[i].name);
+			CHECK(s.names[i].cum + 1e-6 >= s.names[i].flat, "round %d: cum below flat for %s", round, s.names[i].name);
+		}
+		for (size_t t = 0; t < s.ntraces; t++)
+			leaf += s.traces[t].value;
+		CHECK(flat > s.kept_total - 1e-6 && flat < s.kept_total + 1e-6, "round %d: flat %g != kept %g", round, flat, s.kept_total);
+		CHECK(leaf > s.kept_total - 1e-6 && leaf < s.kept_total + 1e-6, "round %d: traces %g != kept %g", round, leaf, s.kept_total);
+		CHECK(s.kept_total <= s.total + 1e-6, "round %d: kept above total", round);
+		ids = stacks_sorted(&s, round & 2, &n);
+		for (size_t i = 1; i < n; i++) {
+			const struct stacks_name *x = &s.names[ids[i - 1]], *y = &s.names[ids[i]];
+			double vx = (round & 2) ? x->cum : x->flat, vy = (round & 2) ? y->cum : y->flat;
+			CHECK(vx > vy || (vx == vy && strcmp(x->name, y->name) < 0), "round %d: order at %zu", round, i);
+		}
+		free(ids);
+		stacks_release(&s);
+		profile_release(&p);
+	}
+
 	if (failures)
 		printf("%d failure(s)\n", failures);
 	else
