@@ -15,12 +15,15 @@ static const char top_help[] =
 	"Prints where the memory is, one row per function (or line, address, file), in the layout of\n"
 	"jeprof --text: flat, flat%, sum%, cum, cum%, name. With several profiles they are summed.\n"
 	"  --nodecount=N          print at most N rows (default: all)\n"
-	"  --cum                  sort by cumulative instead of flat\n";
+	"  --cum                  sort by cumulative instead of flat\n"
+	"  --text                 accepted and ignored, as in `jeprof --text`\n";
 
 int cmd_top(int argc, char **argv)
 {
 	struct common_args a;
-	struct common_extra ex = {.help = top_help};
+	/* jeprof's mode flag, accepted so a jeprof command line works as it is */
+	static const struct common_opt opts[] = {{"text", 0, 1}, {NULL, 0, 0}};
+	struct common_extra ex = {.opts = opts, .help = top_help};
 	int rc = common_parse(&a, argc, argv, &ex);
 	if (rc >= 0) {
 		common_args_release(&a);
