@@ -316,6 +316,7 @@ void profile_merge(struct profile *dst, const struct profile *src, double sign)
 		ring[j % RING].k = SIZE_MAX;
 	}
 	size_t guess = 0;
+	int guessing = 1, wrong = 0;
 	for (size_t i = 0; i < n; i++) {
 		const struct prof_sample *s = &src->samples[i];
 		uint64_t h = ring[i % RING].h;
@@ -337,19 +338,30 @@ void profile_merge(struct profile *dst, const struct profile *src, double sign)
 		}
 		if (i + D3 < n) {
 			size_t k3 = ring[(i + D3) % RING].k;
-			if (k3 < dst->nsamples)
-				__builtin_prefetch(dst->samples[k3].addrs);
+			if (k3 < dst->nsamples) { /* up to four cache lines: 32 frames */
+				const struct prof_sample *c = &dst->samples[k3];
+				for (uint32_t w = 0; w < c->naddrs && w < 32; w += 8)
+					__builtin_prefetch(c->addrs + w);
+			}
 		}
 		/* Dumps of one process list their stacks in much the same order: try the sample after
-		   the last match before the table (a sequential read instead of a random one). */
+		   the last match before the table (a sequential read instead of a random one).
+		   A wrong guess costs a cache miss, so guessing stops after 8 wrong ones in a row and
+		   resumes when a lookup lands where the guess would have. */
 		size_t slot = 0, k;
-		if (guess < dst->nsamples && stack_equal(&dst->samples[guess], s))
+		if (guessing && guess < dst->nsamples && stack_equal(&dst->samples[guess], s))
 			k = guess;
 		else
 			k = stack_index_lookup(&pv->ix, dst->samples, dst->nsamples, s, h, &slot);
 		if (k != SIZE_MAX) {
 			for (int v = 0; v < PV_COUNT; v++)
 				dst->samples[k].v[v] += sign * s->v[v];
+			if (k == guess) {
+				guessing = 1;
+				wrong = 0;
+			} else if (++wrong >= 8) {
+				guessing = 0;
+			}
 			guess = k + 1;
 			continue;
 		}
