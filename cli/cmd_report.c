@@ -20,7 +20,7 @@ static const char report_help[] =
 	"Writes one self-contained HTML file (inline SVG, CSS and JavaScript; no network access) about a\n"
 	"series of heap dumps of one program (stdout without -o): live heap over time, leak suspects\n"
 	"(stacks growing steadily over >= 5 dumps: slope > 0, R^2 >= 0.8, increasing-step fraction\n"
-	">= 0.7; docs/REPORT.md), top growers, the peak dump's top functions and flame graph, a differential\n"
+	">= 0.7, rise >= 3 sqrt(peak x sampling period); docs/REPORT.md), top growers, the peak dump's top functions and flame graph, a differential\n"
 	"flame graph first -> last, and the process facts from the dumps' metadata. Dumps are ordered\n"
 	"by pid, sequence number (from jemalloc-style names <prefix>.<pid>.<seq>.<trigger>.heap) and\n"
 	"time; a dump's time is its metadata's, else its file's modification time.\n"

@@ -65,12 +65,20 @@ void report_fit_series(const double *t, const double *v, size_t n, struct report
 			f->dec++;
 	}
 	f->monotone = f->inc + f->dec ? (double)f->inc / (f->inc + f->dec) : 0;
+	f->rise = f->slope * (t[n - 1] - t[0]);
 }
 
-int report_is_suspect(const struct report_fit *f, size_t n)
+double report_noise(double peak, uint64_t period, int space)
+{
+	if (!space || period <= 1 || !(peak > 0))
+		return 0;
+	return sqrt(peak * (double)period);
+}
+
+int report_is_suspect(const struct report_fit *f, size_t n, double noise)
 {
 	return n >= REPORT_MIN_DUMPS && f->slope > 0 && f->r2 >= REPORT_MIN_R2 &&
-	       f->monotone >= REPORT_MIN_MONOTONE;
+	       f->monotone >= REPORT_MIN_MONOTONE && f->rise >= REPORT_NOISE_K * noise;
 }
 
 /* ---- series of stacks ---- */
@@ -81,6 +89,7 @@ struct series {
 	const char *caller; /* the name before it (a copy), or NULL */
 	double *v;          /* one value per dump */
 	double peak;        /* max over dumps */
+	double noise;       /* sampling noise bound at the peak (report_noise) */
 	struct report_fit fit;
 };
 
@@ -492,17 +501,18 @@ static void write_suspects(struct ctx *c, const uint32_t *by_slope)
 	FILE *out = c->out;
 	size_t n = c->in->n, shown = 0;
 	fprintf(out, "<h2 id=\"suspects-h\">Leak suspects</h2>\n<p class=\"note\">Stacks whose live %s grow "
-	             "steadily: least-squares slope &gt; 0 over %s, R&#178; &#8805; %.1f and a fraction of "
-	             "increasing steps (among steps that changed) &#8805; %.1f, over at least %d dumps; ranked "
+	             "steadily: least-squares slope &gt; 0 over %s, R&#178; &#8805; %.1f, a fraction of "
+	             "increasing steps (among steps that changed) &#8805; %.1f, and a fitted rise of at least %.0f "
+	             "times the sampling noise bound &#8730;(peak &#215; period), over at least %d dumps; ranked "
 	             "by slope. See docs/REPORT.md.</p>\n",
 	        c->space ? "bytes" : "objects", c->in->time_known ? "time" : "the dump index", REPORT_MIN_R2,
-	        REPORT_MIN_MONOTONE, REPORT_MIN_DUMPS);
+	        REPORT_MIN_MONOTONE, REPORT_NOISE_K, REPORT_MIN_DUMPS);
 	fputs("<table class=\"data\" id=\"suspects\"><tr><th>#</th><th>allocation site</th><th class=\"num\">slope</th>"
 	      "<th class=\"num\">first</th><th class=\"num\">last</th><th class=\"num\">R&#178;</th>"
 	      "<th class=\"num\">increasing steps</th></tr>\n", out);
 	for (size_t k = 0; k < c->ss.n && shown < SUSPECT_ROWS; k++) {
 		const struct series *s = &c->ss.s[by_slope[k]];
-		if (!report_is_suspect(&s->fit, n))
+		if (!report_is_suspect(&s->fit, n, s->noise))
 			continue;
 		shown++;
 		fprintf(out, "<tr class=\"suspect\" data-site=\"");
@@ -535,7 +545,7 @@ static void write_growers(struct ctx *c, const uint32_t *by_growth)
 		if (!(d > 0))
 			break;
 		shown++;
-		fprintf(out, "<tr%s data-site=\"", report_is_suspect(&s->fit, n) ? " class=\"suspect\"" : "");
+		fprintf(out, "<tr%s data-site=\"", report_is_suspect(&s->fit, n, s->noise) ? " class=\"suspect\"" : "");
 		esc(out, s->leaf);
 		fprintf(out, "\"><td>%zu</td>", shown);
 		write_site_cell(c, s);
@@ -703,6 +713,7 @@ int report_write_html(FILE *out, const struct common_args *a, const struct repor
 			if (s->v[i] > s->peak)
 				s->peak = s->v[i];
 		report_fit_series(in->time_s, s->v, in->n, &s->fit);
+		s->noise = report_noise(s->peak, in->dumps[0].period, c.space);
 	}
 	size_t ns = c.ss.n;
 	uint32_t *by_peak = xrealloc(NULL, (ns ? ns : 1) * sizeof *by_peak);

@@ -22,6 +22,7 @@
 #define REPORT_MIN_R2 0.8
 #define REPORT_MIN_MONOTONE 0.7
 #define REPORT_MIN_DUMPS 5 /* from 5 dumps on, one step (alloc once, hold) has R² < 0.78 */
+#define REPORT_NOISE_K 3.0  /* the fitted rise must exceed this many sampling-noise bounds */
 
 /* The least-squares line v = intercept + slope * t through a stack's series, and its steadiness. */
 struct report_fit {
@@ -30,14 +31,24 @@ struct report_fit {
 	double r2;         /* coefficient of determination, 0 when v (or t) does not vary */
 	double monotone;   /* increasing steps / (increasing + decreasing steps); 0 with no change */
 	int inc, dec;      /* steps v[i+1] > v[i], v[i+1] < v[i] */
+	double rise;       /* slope * (t[n-1] - t[0]): the growth the line explains */
 };
 
 /* Fits v[0..n) over t[0..n). */
 void report_fit_series(const double *t, const double *v, size_t n, struct report_fit *f);
 
+/*
+ * The sampling noise bound of a live value that peaked at `peak`: an unbiased estimate of V bytes
+ * sampled every R bytes on average has a standard deviation of at most sqrt(V * R) (exactly that
+ * for objects much smaller than R, less for larger ones). Returns sqrt(peak * period) for byte
+ * values of a sampled profile (period > 1), else 0 (exact counts, or object counts, whose bound
+ * needs sizes the series does not keep).
+ */
+double report_noise(double peak, uint64_t period, int space);
+
 /* 1 when a fit over n dumps makes a leak suspect: n >= REPORT_MIN_DUMPS, slope > 0,
-   r2 >= REPORT_MIN_R2 and monotone >= REPORT_MIN_MONOTONE. */
-int report_is_suspect(const struct report_fit *f, size_t n);
+   r2 >= REPORT_MIN_R2, monotone >= REPORT_MIN_MONOTONE and rise >= REPORT_NOISE_K * noise. */
+int report_is_suspect(const struct report_fit *f, size_t n, double noise);
 
 struct report_input {
 	struct profile *dumps;     /* n profiles, in series order, symbolized */
