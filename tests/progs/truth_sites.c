@@ -1,8 +1,8 @@
 /*
  * truth_sites.c - a known-truth program for the accuracy tests: distinct non-inlined functions
  * ("sites") each keep a known number of bytes live until exit (small objects, large ones,
- * calloc, realloc growth chains, posix_memalign/aligned_alloc, mixed sizes on one stack, one
- * site per thread) and one site allocates and frees everything (~0 live). It is not a
+ * calloc, realloc growth chains, posix_memalign/aligned_alloc, reallocarray/memalign/valloc/
+ * pvalloc, mixed sizes on one stack, one site per thread) and one site allocates and frees everything (~0 live). It is not a
  * benchmark and checks nothing.
  *
  * Usage: truth_sites exact|sampled TRUTHFILE
@@ -17,6 +17,7 @@
  * req counts requested sizes (what heaptap reports), usable counts malloc_usable_size (what
  * jemalloc's own profiler reports), so the same program validates the scripts against both.
  */
+#include <dlfcn.h>
 #include <malloc.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -199,6 +200,32 @@ __attribute__((noinline)) static void site_mixed(void)
 	}
 }
 
+/* The rest of the malloc family, 1 MiB each per round: reallocarray, memalign, valloc and
+   pvalloc. Only run under heaptap, which interposes them all (jemalloc's profiler does not
+   see glibc's pvalloc, and jeprof would credit glibc's reallocarray wrapper). */
+__attribute__((noinline)) static void site_oddalloc(size_t n)
+{
+	struct site *s = site_add("site_oddalloc");
+	for (size_t i = 0; i < n; i++) {
+		void *p = reallocarray(NULL, 256, 4096);
+		NO_TAIL();
+		keep_ptr(p);
+		site_count(s, p, 1u << 20);
+		p = memalign(256, 1u << 20);
+		NO_TAIL();
+		keep_ptr(p);
+		site_count(s, p, 1u << 20);
+		p = valloc(1u << 20);
+		NO_TAIL();
+		keep_ptr(p);
+		site_count(s, p, 1u << 20);
+		p = pvalloc(1u << 20);
+		NO_TAIL();
+		keep_ptr(p);
+		site_count(s, p, 1u << 20);
+	}
+}
+
 /* Allocates and frees: nothing of it is live at the end. */
 __attribute__((noinline)) static void site_churn(size_t rounds)
 {
@@ -286,7 +313,7 @@ int main(int argc, char **argv)
 	thread_nsmall = sampled ? 128 : 40;
 	thread_nbig = sampled ? 8 : 2;
 
-	capkeep = n_small + n_large + n_calloc + n_realloc + 2 * n_memalign + 49156 +
+	capkeep = n_small + n_large + n_calloc + n_realloc + 2 * n_memalign + 49156 + 4 +
 		  4 * (thread_nsmall + thread_nbig) + 16;
 	keep = calloc(capkeep, sizeof *keep);
 	if (!keep)
@@ -304,6 +331,10 @@ int main(int argc, char **argv)
 	NO_TAIL();
 	site_mixed();
 	NO_TAIL();
+	if (dlsym(RTLD_DEFAULT, "heaptap_dump")) {
+		site_oddalloc(1);
+		NO_TAIL();
+	}
 	site_churn(churn);
 	NO_TAIL();
 
