@@ -507,6 +507,10 @@ static void write_suspects(struct ctx *c, const uint32_t *by_slope)
 	             "by slope. See docs/REPORT.md.</p>\n",
 	        c->space ? "bytes" : "objects", c->in->time_known ? "time" : "the dump index", REPORT_MIN_R2,
 	        REPORT_MIN_MONOTONE, REPORT_NOISE_K, REPORT_MIN_DUMPS);
+	if (c->a->value_index == PV_ALLOC_BYTES || c->a->value_index == PV_ALLOC_OBJS)
+		fputs("<p class=\"note\">The selected value is cumulative (alloc_*): it never shrinks, so every "
+		      "stack that keeps allocating qualifies. Use the default inuse_space to look for leaks.</p>\n",
+		      out);
 	fputs("<table class=\"data\" id=\"suspects\"><tr><th>#</th><th>allocation site</th><th class=\"num\">slope</th>"
 	      "<th class=\"num\">first</th><th class=\"num\">last</th><th class=\"num\">R&#178;</th>"
 	      "<th class=\"num\">increasing steps</th></tr>\n", out);
