@@ -36,8 +36,10 @@ void flame_free(struct flame_graph *g);
  * entries parallel to names. value is what the widths show (B, the "after" profile, in a
  * differential graph); base is the "before" value (0 when not differential). Strings are
  * copied. Stacks with n == 0 count into the root only. Negative values are added as given
- * (a caller that wants them clamped clamps them). The first file:line seen for a merged
- * frame is the one the tooltip shows.
+ * (a caller that wants them clamped clamps them). When stacks that merge into one frame carry
+ * different file:lines, the tooltip shows one of them (the first in name order of the stacks).
+ * Adding only records the stack; the tree is built (by sorting the stacks) on the first
+ * flame_nframes or flame_write_svg after an add.
  */
 void flame_add(struct flame_graph *g, const char *const *names, const struct flame_frame_info *info,
                size_t n, double value, double base);
