@@ -458,6 +458,15 @@ const struct prof_mapping *profile_find_mapping(const struct profile *p, uint64_
 		if (lo - i > 64)
 			break; /* bounded: overlaps are rare */
 	}
+	if (best)
+		return best;
+	/* Not found: also what a caller who reordered p->maps in place would see from a stale
+	   index, so make sure with a scan (a few hundred mappings at most; misses are rare). */
+	for (size_t i = 0; i < p->nmaps; i++) {
+		const struct prof_mapping *m = &p->maps[i];
+		if (addr >= m->start && addr < m->limit && (!best || (best->unloaded && !m->unloaded)))
+			best = m;
+	}
 	return best;
 }
 
