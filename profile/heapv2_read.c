@@ -117,7 +117,8 @@ int heapv2_read_scan(struct textscan *ts, struct profile *p, char *err, size_t e
 				while (*e && !textscan_space((unsigned char)*e))
 					e++;
 				textscan_error(ts, err, errcap, "%s address '%.*s'",
-				               n == -2 ? "out-of-range" : "bad", (int)(e - bad > 40 ? 40 : e - bad), bad);
+				               n == -2 ? "out-of-range" : "bad",
+				               (int)(e - bad > 40 ? 40 : e - bad), bad);
 				rc = -1;
 				break;
 			}
@@ -137,8 +138,9 @@ int heapv2_read_scan(struct textscan *ts, struct profile *p, char *err, size_t e
 		double v[4];
 		int c = parse_count_line(t, &thread, v);
 		if (c < 0) {
-			textscan_error(ts, err, errcap, ts->last_unterminated ? "truncated count line"
-			                                                      : "malformed count line");
+			textscan_error(ts, err, errcap,
+			               ts->last_unterminated ? "truncated count line"
+			                                     : "malformed count line");
 			rc = -1;
 			break;
 		}

@@ -110,7 +110,8 @@ int legacy_read_scan(struct textscan *ts, struct profile *p, char *err, size_t e
 			metadata |= textscan_maps_line(p, line, build_dir, sizeof build_dir);
 			continue;
 		}
-		if (strncmp(line, "MAPPED_LIBRARIES:", 17) == 0 || strncmp(line, "--- Memory map:", 15) == 0) {
+		if (strncmp(line, "MAPPED_LIBRARIES:", 17) == 0 ||
+		    strncmp(line, "--- Memory map:", 15) == 0) {
 			in_maps = 1;
 			continue;
 		}
@@ -128,7 +129,8 @@ int legacy_read_scan(struct textscan *ts, struct profile *p, char *err, size_t e
 		const char *s = t;
 		double v[4];
 		if (parse_pairs(&s, v) != 0) {
-			textscan_error(ts, err, errcap, ts->last_unterminated ? "truncated record" : "malformed record");
+			textscan_error(ts, err, errcap,
+			               ts->last_unterminated ? "truncated record" : "malformed record");
 			rc = -1;
 			break;
 		}

@@ -95,8 +95,8 @@ void profile_add(struct profile *p, const uint64_t *addrs, uint32_t naddrs, cons
 		s->v[k] = v[k];
 }
 
-void profile_add_mapping(struct profile *p, uint64_t start, uint64_t limit, uint64_t offset,
-                         const char *path, const char *build_id)
+void profile_add_mapping(struct profile *p, uint64_t start, uint64_t limit, uint64_t offset, const char *path,
+                         const char *build_id)
 {
 	if (p->nmaps == p->maps_cap) {
 		p->maps_cap = p->maps_cap ? p->maps_cap * 2 : 16;

@@ -15,10 +15,10 @@
 /* The formats reader_detect tells apart. */
 enum reader_format {
 	READER_UNKNOWN = 0,
-	READER_PPROF,   /* gzip magic, or a binary (protobuf) first byte */
-	READER_RAW,     /* "--- symbol" */
-	READER_HEAPV2,  /* "heap_v2/" */
-	READER_LEGACY,  /* "heap profile:" */
+	READER_PPROF,  /* gzip magic, or a binary (protobuf) first byte */
+	READER_RAW,    /* "--- symbol" */
+	READER_HEAPV2, /* "heap_v2/" */
+	READER_LEGACY, /* "heap profile:" */
 };
 
 /* Detects the format of d[0..n) by content (skipping jeprof's leading '%' lines and a

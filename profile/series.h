@@ -14,13 +14,13 @@
 #include "model.h"
 
 struct series_entry {
-	const char *path;  /* not owned */
-	int pid;           /* from the name, else from the profile; 0 when unknown */
-	long long seq;     /* the global dump counter of the name, -1 when the name has none */
-	char kind;         /* jemalloc/heaptap trigger letter: i u m f t s (0 when none) */
-	long long kseq;    /* the per-kind counter, -1 when absent ("f" has none) */
-	int64_t time_ns;   /* wall-clock time of the dump (heaptap metadata), 0 when unknown */
-	void *user;        /* the caller's (e.g. the loaded profile); carried along by sorting */
+	const char *path; /* not owned */
+	int pid;          /* from the name, else from the profile; 0 when unknown */
+	long long seq;    /* the global dump counter of the name, -1 when the name has none */
+	char kind;        /* jemalloc/heaptap trigger letter: i u m f t s (0 when none) */
+	long long kseq;   /* the per-kind counter, -1 when absent ("f" has none) */
+	int64_t time_ns;  /* wall-clock time of the dump (heaptap metadata), 0 when unknown */
+	void *user;       /* the caller's (e.g. the loaded profile); carried along by sorting */
 };
 
 /*

@@ -14,9 +14,9 @@ struct prof_symtab {
 	struct arena arena;
 	struct prof_symbol *syms; /* dense, in insertion order */
 	size_t n, cap;
-	uint32_t *slots;          /* index into syms + 1; 0 = empty */
+	uint32_t *slots; /* index into syms + 1; 0 = empty */
 	size_t mask;
-	const char **strs;        /* interned strings; NULL = empty */
+	const char **strs; /* interned strings; NULL = empty */
 	uint64_t *str_hashes;
 	size_t smask, scount;
 };
@@ -132,8 +132,8 @@ const char *symtab_intern(struct prof_symtab *t, const char *s)
 	return symtab_intern_n(t, s, strlen(s));
 }
 
-void symtab_put(struct prof_symtab *t, uint64_t addr, const struct prof_frame *frames,
-                uint32_t nframes, const char *module)
+void symtab_put(struct prof_symtab *t, uint64_t addr, const struct prof_frame *frames, uint32_t nframes,
+                const char *module)
 {
 	size_t j = symtab_slot(t, addr);
 	struct prof_symbol *sym;

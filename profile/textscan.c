@@ -116,10 +116,9 @@ int textscan_decimal(const char **s, double *v)
 
 /* Hex digit value + 1 by byte; 0 = not a hex digit (a table: addresses are most of a dump). */
 static const unsigned char hex_plus1[256] = {
-	['0'] = 1,   ['1'] = 2,   ['2'] = 3,   ['3'] = 4,   ['4'] = 5,   ['5'] = 6,   ['6'] = 7,
-	['7'] = 8,   ['8'] = 9,   ['9'] = 10,  ['a'] = 11,  ['b'] = 12,  ['c'] = 13,  ['d'] = 14,
-	['e'] = 15,  ['f'] = 16,  ['A'] = 11,  ['B'] = 12,  ['C'] = 13,  ['D'] = 14,  ['E'] = 15,
-	['F'] = 16,
+    ['0'] = 1,  ['1'] = 2,  ['2'] = 3,  ['3'] = 4,  ['4'] = 5,  ['5'] = 6,  ['6'] = 7,  ['7'] = 8,
+    ['8'] = 9,  ['9'] = 10, ['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
+    ['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
 };
 
 static int hexval(int c)
@@ -233,8 +232,8 @@ static int skip_word(const char **s)
 	return 0;
 }
 
-static void add_map_path(struct profile *p, uint64_t start, uint64_t limit, uint64_t offset,
-                         const char *path, const char *build_dir)
+static void add_map_path(struct profile *p, uint64_t start, uint64_t limit, uint64_t offset, const char *path,
+                         const char *build_dir)
 {
 	const char *mark = *build_dir ? strstr(path, "$build") : NULL;
 	if (mark) {

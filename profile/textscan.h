@@ -13,13 +13,13 @@
 #include "model.h"
 
 struct textscan {
-	const char *d;        /* the whole input (not owned) */
-	size_t n, pos;        /* its size and the offset of the next line */
-	const char *name;     /* file name for messages */
-	unsigned long lineno; /* 1-based number of the line last returned by textscan_next */
-	char *line;           /* that line: '\r' removed, '\n' removed, NUL-terminated (owned) */
-	size_t len, cap;      /* its length (may contain NUL bytes) and buffer size */
-	int last_unterminated;/* the line returned last had no '\n' (the input ends inside it) */
+	const char *d;         /* the whole input (not owned) */
+	size_t n, pos;         /* its size and the offset of the next line */
+	const char *name;      /* file name for messages */
+	unsigned long lineno;  /* 1-based number of the line last returned by textscan_next */
+	char *line;            /* that line: '\r' removed, '\n' removed, NUL-terminated (owned) */
+	size_t len, cap;       /* its length (may contain NUL bytes) and buffer size */
+	int last_unterminated; /* the line returned last had no '\n' (the input ends inside it) */
 };
 
 /* Starts scanning d[0..n). */
@@ -69,6 +69,6 @@ int textscan_metadata(struct profile *p, const char *line);
 
 /* Formats "<name>:<line>: <what>" into err. */
 void textscan_error(const struct textscan *ts, char *err, size_t errcap, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+    __attribute__((format(printf, 4, 5)));
 
 #endif
