@@ -532,6 +532,62 @@ static void write_suspects(struct ctx *c, const uint32_t *by_slope)
 		        n < REPORT_MIN_DUMPS ? "too few dumps to tell" : "no stack grows steadily");
 }
 
+/* Leak suspects by allocation site: every stack's series summed by its leaf frame, so a leak
+   spread over many call paths (each too small or too noisy alone) still shows. */
+static void write_site_suspects(struct ctx *c)
+{
+	FILE *out = c->out;
+	size_t n = c->in->n;
+	struct series_set sites;
+	memset(&sites, 0, sizeof sites);
+	sites.ndumps = n;
+	for (size_t k = 0; k < c->ss.n; k++) {
+		const struct series *s = &c->ss.s[k];
+		struct series *site = set_get(&sites, s->leaf);
+		for (size_t i = 0; i < n; i++)
+			site->v[i] += s->v[i];
+	}
+	uint32_t *ord = xrealloc(NULL, (sites.n ? sites.n : 1) * sizeof *ord);
+	size_t nsus = 0;
+	for (size_t k = 0; k < sites.n; k++) {
+		struct series *s = &sites.s[k];
+		for (size_t i = 0; i < n; i++)
+			if (s->v[i] > s->peak)
+				s->peak = s->v[i];
+		report_fit_series(c->in->time_s, s->v, n, &s->fit);
+		s->noise = report_noise(s->peak, c->in->dumps[0].period, c->space);
+		if (report_is_suspect(&s->fit, n, s->noise))
+			ord[nsus++] = (uint32_t)k;
+	}
+	struct ctx sc = *c;
+	sc.ss = sites;
+	qsort_r(ord, nsus, sizeof *ord, cmp_slope, &sc);
+	fputs("<h3>By allocation site</h3>\n<p class=\"note\">The same rule on the sum of all stacks that end in "
+	      "the same function.</p>\n<table class=\"data\" id=\"suspect-sites\"><tr><th>#</th>"
+	      "<th>allocation site</th><th class=\"num\">stacks</th><th class=\"num\">slope</th>"
+	      "<th class=\"num\">first</th><th class=\"num\">last</th><th class=\"num\">R&#178;</th>"
+	      "<th class=\"num\">increasing steps</th></tr>\n",
+	      out);
+	for (size_t k = 0; k < nsus && k < SUSPECT_ROWS; k++) {
+		const struct series *s = &sites.s[ord[k]];
+		size_t nstacks = 0;
+		for (size_t j = 0; j < c->ss.n; j++)
+			nstacks += strcmp(c->ss.s[j].leaf, s->key) == 0;
+		fputs("<tr class=\"suspect\" data-site=\"", out);
+		esc(out, s->key);
+		fprintf(out, "\"><td>%zu</td><td class=\"site\">", k + 1);
+		esc(out, s->key);
+		fprintf(out, "</td><td class=\"num\">%zu</td>", nstacks);
+		write_fit_cells(c, s);
+		fputs("</tr>\n", out);
+	}
+	fputs("</table>\n", out);
+	if (!nsus)
+		fputs("<p class=\"note\">No allocation site grows steadily.</p>\n", out);
+	free(ord);
+	set_release(&sites);
+}
+
 static void write_growers(struct ctx *c, const uint32_t *by_growth)
 {
 	FILE *out = c->out;
@@ -752,6 +808,7 @@ int report_write_html(FILE *out, const struct common_args *a, const struct repor
 	        common_value_name(a->value_index));
 	write_chart(&c);
 	write_suspects(&c, by_slope);
+	write_site_suspects(&c);
 	write_growers(&c, by_growth);
 
 	fprintf(out, "<h2>Peak dump</h2>\n<p class=\"note\">Dump %zu, ", c.peak + 1);

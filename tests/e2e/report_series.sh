@@ -55,6 +55,11 @@ else:
         r2 = float(cells[3])
         if r2 < 0.8:
             bad.append('suspect R2 %.3f < 0.8' % r2)
+sites_tbl = re.search(r'<table class="data" id="suspect-sites">(.*?)</table>', s, re.S)
+site_rows = re.findall(r'data-site="([^"]*)"', sites_tbl.group(1)) if sites_tbl else None
+print(name, 'suspect sites:', site_rows)
+if not site_rows or site_rows[0] != 'leak_slowly' or any(f in site_rows for f in ('keep_flat_a', 'keep_flat_b')):
+    bad.append('suspect sites %r' % (site_rows,))
 for ident in ('id="flame-peak"', 'id="flame-diff"', 'id="chart"', 'id="ht-data"', 'id="facts"', 'id="growers"'):
     if ident not in s:
         bad.append('missing ' + ident)
