@@ -30,7 +30,8 @@ U=http://127.0.0.1:$port
 fetch() { local path=$1; shift; code=$(curl -s -o "$tmp/body" -D "$tmp/hdr" -w '%{http_code}' "$@" "$U$path"); }
 json() { python3 -c "import json,sys; j=json.load(open('$tmp/body')); print($1)" 2>&1; }
 
-TMPDIR=$tmp HTTP_HOST_GO=$tmp/go MALLOC_CONF=prof:true,prof_active:false,lg_prof_sample:19 \
+# no heaptap CLI for this host: download/text must say so
+env -u HEAPTAP_CLI PATH=/usr/bin:/bin TMPDIR=$tmp HTTP_HOST_GO=$tmp/go MALLOC_CONF=prof:true,prof_active:false,lg_prof_sample:19 \
 	HEAPTAP_CONF="http:127.0.0.1:$port,prof:false" LD_PRELOAD=$HEAPTAP_LIB:$JE \
 	"$PROG" "$tmp/stop" >"$tmp/out" 2>"$tmp/err" &
 pid=$!
@@ -68,6 +69,10 @@ else
 	fail "jeprof top '${top:-}' with ${mb:-?} MB"; head -15 "$tmp/jl" "$tmp/jl.err"
 fi
 
+fetch "/memory-profiler/download/text?id=$id"
+[ "$code" = 400 ] && grep -qx 'Could not generate file: heaptap CLI not found on PATH.' "$tmp/body" &&
+	ok "download/text without a CLI -> 400 'Could not generate file: heaptap CLI not found on PATH.'" ||
+	fail "download/text without a CLI: $code $(cat "$tmp/body")"
 fetch /pprof/heap
 head -n 1 "$tmp/body" | grep -q '^heap_v2/' && ok "/pprof/heap served by prof.dump" || fail "/pprof/heap: $(head -c 200 "$tmp/body")"
 fetch /memory-profiler/statistics
