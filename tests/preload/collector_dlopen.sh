@@ -1,7 +1,7 @@
 #!/bin/bash
 # collector_dlopen.sh - a library loaded with dlopen allocates memory that stays live and is
 # unloaded with dlclose before exit: the final dump keeps the library in its memory map (so
-# jeprof symbolizes its frames) and jeprof shows plugin_keep with exactly its bytes at
+# jeprof symbolizes its frames) and jeprof shows dl_plugin_keep with exactly its bytes at
 # lg_prof_sample:0. (jemalloc's own profiler fails this: its map lists only what is mapped now.)
 set -u
 . "$(dirname "$0")/../e2e/lib/common.sh"

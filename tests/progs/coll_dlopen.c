@@ -20,7 +20,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "coll_dlopen: %s\n", dlerror());
 		return 3;
 	}
-	void **(*keep)(int, size_t) = (void **(*)(int, size_t))dlsym(h, "plugin_keep");
+	void **(*keep)(int, size_t) = (void **(*)(int, size_t))dlsym(h, "dl_plugin_keep");
 	if (!keep)
 		return 3;
 	void **v = keep(5, 1u << 20);
@@ -31,7 +31,7 @@ int main(int argc, char **argv)
 	FILE *f = fopen(argv[2], "w");
 	if (!f)
 		return 3;
-	fprintf(f, "site plugin_keep req=%zu usable=0 col=flat objs=5x1048576+1x%zu\n",
+	fprintf(f, "site dl_plugin_keep req=%zu usable=0 col=flat objs=5x1048576+1x%zu\n",
 		5 * (size_t)(1u << 20) + 5 * sizeof(void *), 5 * sizeof(void *));
 	return fclose(f) == 0 ? 0 : 3;
 }

@@ -176,7 +176,8 @@ static int manual(const char *dir)
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
-		fprintf(stderr, "usage: coll_triggers churn MIB | grow MIB | sleep MS | signal | manual DIR | phases | tables\n");
+		fprintf(stderr, "usage: coll_triggers churn MIB | grow MIB | sleep MS | signal | manual DIR |"
+				" phases | tables\n");
 		return 2;
 	}
 	const char *mode = argv[1];

@@ -2,8 +2,8 @@
  * truth_sites.c - a known-truth program for the accuracy tests: distinct non-inlined functions
  * ("sites") each keep a known number of bytes live until exit (small objects, large ones,
  * calloc, realloc growth chains, posix_memalign/aligned_alloc, reallocarray/memalign/valloc/
- * pvalloc, mixed sizes on one stack, one site per thread) and one site allocates and frees everything (~0 live). It is not a
- * benchmark and checks nothing.
+ * pvalloc, mixed sizes on one stack, one site per thread) and one site allocates and frees
+ * everything (~0 live). It is not a benchmark and checks nothing.
  *
  * Usage: truth_sites exact|sampled TRUTHFILE
  *   exact    ~30 MiB live, for lg_prof_sample:0 (every allocation recorded)
