@@ -329,6 +329,10 @@ static long query_safe_fn(void *ctx, const char *k, size_t kn, const char *v, si
 {
 	char val[512];
 	(void)ctx;
+	/* jeprof's --retain/--exclude regular expressions ride on the symbol request's query and
+	   may well start with '/'; they are never file names either */
+	if ((kn == 6 && memcmp(k, "retain", 6) == 0) || (kn == 7 && memcmp(k, "exclude", 7) == 0))
+		return 0;
 	long vl = http_parse_url_decode(val, sizeof val, v, vn, 1);
 	if (vl < 0)
 		return vn > 0 && vn < 3 * sizeof val ? -1 : 0; /* long values (symbol lists) are not paths */

@@ -74,7 +74,8 @@ long http_parse_query_get(const char *query, size_t n, const char *name, char *d
 /*
  * Checks every query value: returns 0 when none looks like a file path (a value starting
  * with '/' or containing a ".." segment), -1 otherwise. No endpoint reads a file a client
- * names; this refuses such requests outright with 400.
+ * names; this refuses such requests outright with 400. jeprof's `retain` and `exclude`
+ * (regular expressions) are exempt.
  */
 int http_parse_query_safe(const char *query, size_t n);
 

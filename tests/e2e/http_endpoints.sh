@@ -115,6 +115,11 @@ if command -v jeprof >/dev/null; then
 	JEPROF_TMPDIR=$tmp/jeprof jeprof --text "$U/pprof/heap" >"$tmp/jr" 2>"$tmp/jr.err"
 	top=$(awk '/^ *[0-9.]+ +[0-9.]+%/{print $NF; exit}' "$tmp/jr")
 	[ "$top" = hog_alloc ] && ok "jeprof --text URL (remote symbols): top is hog_alloc" || { fail "jeprof remote top '$top'"; head -20 "$tmp/jr" "$tmp/jr.err"; }
+	# --retain/--exclude ride on the symbol request's query; a regex may start with '/'
+	JEPROF_TMPDIR=$tmp/jeprof jeprof --text --retain='/?hog_' "$U/pprof/heap" >"$tmp/jt" 2>"$tmp/jt.err"
+	n=$(awk '/^ *[0-9.]+ +[0-9.]+%/' "$tmp/jt" | wc -l)
+	top=$(awk '/^ *[0-9.]+ +[0-9.]+%/{print $NF; exit}' "$tmp/jt")
+	[ "$top" = hog_alloc ] && [ "$n" = 1 ] && ok "jeprof --retain='/?hog_' URL: only hog_alloc" || { fail "jeprof --retain: top '$top', $n lines"; head -20 "$tmp/jt" "$tmp/jt.err"; }
 	# Databend's form: no page in the URL, jeprof asks <base>/pprof/profile?seconds=30
 	JEPROF_TMPDIR=$tmp/jeprof jeprof --text "$PROG" "$U/debug/mem" >"$tmp/jd" 2>"$tmp/jd.err"
 	top=$(awk '/^ *[0-9.]+ +[0-9.]+%/{print $NF; exit}' "$tmp/jd")

@@ -132,6 +132,8 @@ static void test_query(void)
 	CHECK(http_parse_query_safe("f=%2e%2e%2fx", 12) == -1);
 	CHECK(http_parse_query_safe("0x4005e0+0x400600", 17) == 0);
 	CHECK(http_parse_query_safe("f=a..b", 6) == 0);
+	CHECK(http_parse_query_safe("retain=%2Fusr%2Flib&exclude=%2E%2E%2F", 37) == 0);
+	CHECK(http_parse_query_safe("retainx=%2Fusr", 14) == -1);
 }
 
 static void test_addr(void)
