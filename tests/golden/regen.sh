@@ -43,6 +43,39 @@ C
 	(cd "$tmp" && LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libtcmalloc.so.4 HEAPPROFILE=$tmp/gp ./alloc >/dev/null 2>&1)
 	cp "$tmp"/gp.0001.heap "$golden/gperftools_heapprofile.heap"
 
+	# --- threads: jemalloc's per-thread lines with thread names in the header
+	# (prof_sys_thread_name), and gperftools' HEAP_PROFILE_MMAP records ---
+	cat >"$tmp/mt.c" <<'C'
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+__attribute__((noinline)) void *worker_alloc(size_t n) { void *p = malloc(n); memset(p, 3, n); return p; }
+static void *keep[4][3000];
+static void *worker(void *arg)
+{
+	long id = (long)arg;
+	char name[16] = "worker-0";
+	name[7] = (char)('0' + id);
+	pthread_setname_np(pthread_self(), name);
+	for (int i = 0; i < 3000; i++)
+		keep[id][i] = worker_alloc(64 + (size_t)id * 1000 + (size_t)(i % 5) * 16);
+	return NULL;
+}
+int main(void)
+{
+	pthread_t t[4];
+	for (long i = 0; i < 4; i++) pthread_create(&t[i], NULL, worker, (void *)i);
+	for (int i = 0; i < 4; i++) pthread_join(t[i], NULL);
+	return 0;
+}
+C
+	gcc -O1 -g -fno-omit-frame-pointer -pthread -o "$tmp/mt" "$tmp/mt.c"
+	(cd "$tmp" && LD_PRELOAD=$JEMALLOC MALLOC_CONF=prof:true,prof_final:true,lg_prof_sample:12,prof_sys_thread_name:true,prof_prefix:$tmp/jemt ./mt)
+	cp "$tmp"/jemt.*.f.heap "$golden/jemalloc_threads.heap"
+	(cd "$tmp" && LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libtcmalloc.so.4 HEAPPROFILE=$tmp/gpm HEAP_PROFILE_MMAP=true ./mt >/dev/null 2>&1)
+	cp "$tmp"/gpm.0001.heap "$golden/gperftools_mmap.heap"
+
 	# --- tcmalloc's sampled heap (heap_v2/R legacy header) and growth stacks ---
 	cat >"$tmp/tc.cc" <<'CC'
 #include <gperftools/malloc_extension.h>
