@@ -200,7 +200,43 @@ struct walk {
 	int failed;
 };
 
-static int32_t add_node(struct walk *w, Dwarf_Die *die, int32_t parent, int inlined)
+/* What add_function needs of a DIE, gathered in ONE pass over its attributes (dwarf_attr
+   would rescan them for each). */
+struct fattrs {
+	Dwarf_Attribute low, high;
+	int has_low, has_high, has_ranges, has_call_file, has_call_line;
+	Dwarf_Word call_file, call_line;
+};
+
+static int fattrs_cb(Dwarf_Attribute *a, void *arg)
+{
+	struct fattrs *f = arg;
+	switch (dwarf_whatattr(a)) {
+	case DW_AT_low_pc:
+		f->low = *a;
+		f->has_low = 1;
+		break;
+	case DW_AT_high_pc:
+		f->high = *a;
+		f->has_high = 1;
+		break;
+	case DW_AT_ranges:
+		f->has_ranges = 1;
+		break;
+	case DW_AT_call_file:
+		f->has_call_file = dwarf_formudata(a, &f->call_file) == 0;
+		break;
+	case DW_AT_call_line:
+		f->has_call_line = dwarf_formudata(a, &f->call_line) == 0;
+		break;
+	default:
+		break;
+	}
+	return DWARF_CB_OK;
+}
+
+static int32_t add_node(struct walk *w, Dwarf_Die *die, int32_t parent, int inlined,
+                        const struct fattrs *fa)
 {
 	struct cu *c = w->c;
 	if (grow((void **)&c->nodes, &c->nodes_cap, c->nnodes + 1, sizeof(*c->nodes)) < 0) {
@@ -212,15 +248,8 @@ static int32_t add_node(struct walk *w, Dwarf_Die *die, int32_t parent, int inli
 	n->die_off = dwarf_dieoffset(die);
 	n->parent = parent;
 	n->inlined = inlined;
-	n->call_file = UINT32_MAX;
-	if (inlined) {
-		Dwarf_Attribute a;
-		Dwarf_Word v;
-		if (dwarf_attr(die, DW_AT_call_file, &a) && dwarf_formudata(&a, &v) == 0)
-			n->call_file = (uint32_t)v;
-		if (dwarf_attr(die, DW_AT_call_line, &a) && dwarf_formudata(&a, &v) == 0)
-			n->call_line = (uint32_t)v;
-	}
+	n->call_file = inlined && fa->has_call_file ? (uint32_t)fa->call_file : UINT32_MAX;
+	n->call_line = inlined && fa->has_call_line ? (uint32_t)fa->call_line : 0;
 	return (int32_t)c->nnodes++;
 }
 
@@ -233,19 +262,61 @@ static void add_ival(struct walk *w, uint64_t lo, uint64_t hi, int32_t node, int
 	w->iv[w->niv++] = (struct ival){lo, hi, node, depth};
 }
 
+static int form_is_address(unsigned int form)
+{
+	switch (form) {
+	case DW_FORM_addr:
+	case DW_FORM_addrx:
+	case DW_FORM_addrx1:
+	case DW_FORM_addrx2:
+	case DW_FORM_addrx3:
+	case DW_FORM_addrx4:
+	case DW_FORM_GNU_addr_index:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
 /* Adds the ranges of die as a function node; returns the node, or -1 when it has no code. */
 static int32_t add_function(struct walk *w, Dwarf_Die *die, int32_t parent, int depth, int inlined)
 {
-	Dwarf_Addr base, lo, hi;
-	ptrdiff_t off = 0;
+	struct fattrs fa;
+	memset(&fa, 0, sizeof(fa));
+	if (dwarf_getattrs(die, fattrs_cb, &fa, 0) != 1)
+		return -1;
 	int32_t node = -1;
-	while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0) {
-		if (hi <= lo)
-			continue;
-		if (node < 0 && (node = add_node(w, die, parent, inlined)) < 0)
-			return -1;
-		add_ival(w, lo, hi, node, depth);
+	if (fa.has_ranges) {
+		Dwarf_Addr base, lo, hi;
+		ptrdiff_t off = 0;
+		while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0) {
+			if (hi <= lo)
+				continue;
+			if (node < 0 && (node = add_node(w, die, parent, inlined, &fa)) < 0)
+				return -1;
+			add_ival(w, lo, hi, node, depth);
+		}
+		return node;
 	}
+	if (!fa.has_low || !fa.has_high)
+		return -1; /* a declaration or an abstract instance: no code */
+	Dwarf_Addr lo, hi;
+	Dwarf_Word len;
+	if (dwarf_formaddr(&fa.low, &lo) != 0)
+		return -1;
+	if (form_is_address(dwarf_whatform(&fa.high))) {
+		if (dwarf_formaddr(&fa.high, &hi) != 0)
+			return -1;
+	} else {
+		if (dwarf_formudata(&fa.high, &len) != 0)
+			return -1;
+		hi = lo + len;
+	}
+	if (hi <= lo)
+		return -1;
+	if ((node = add_node(w, die, parent, inlined, &fa)) < 0)
+		return -1;
+	add_ival(w, lo, hi, node, depth);
 	return node;
 }
 
