@@ -7,4 +7,5 @@ rc=0
 bench/overhead.sh || rc=1
 bench/flame.sh || rc=1
 bench/fastpath.sh || rc=1
+bench/analyze.sh || rc=1
 exit $rc

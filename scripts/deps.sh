@@ -10,7 +10,7 @@ build_pkgs="build-essential pkg-config libunwind-dev libdw-dev libelf-dev libibe
 check_pkgs="$build_pkgs graphviz libjemalloc-dev libjemalloc2 golang-go google-perftools
  libgoogle-perftools-dev debuginfod curl clang libclang-rt-14-dev llvm python3 valgrind
  openjdk-17-jdk-headless chromium"
-bench_pkgs="$check_pkgs heaptrack hyperfine"
+bench_pkgs="$check_pkgs heaptrack hyperfine time"
 
 case "${1:-check}" in
   build) want=$build_pkgs ;;
