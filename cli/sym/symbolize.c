@@ -349,6 +349,10 @@ int symbolize_profile(struct profile *p, const struct sym_options *opt)
 			struct dwarfidx_stats st;
 			symfile_stats(r.mods[i].f, &n, &st);
 			nsyms += n;
+			const char *dbg = symfile_debug_path(r.mods[i].f);
+			fprintf(stderr, "heaptap: timing: symbolize: file %s: %zu symbols, DWARF %s%s, "
+			        "%zu of %zu functions walked\n", symfile_path(r.mods[i].f), n,
+			        dbg ? "from " : "none", dbg ? dbg : "", st.nfuncs_walked, st.nfuncs);
 			sum.ncus += st.ncus, sum.ncus_indexed += st.ncus_indexed;
 			sum.nfuncs += st.nfuncs, sum.nfuncs_walked += st.nfuncs_walked;
 			sum.nnodes += st.nnodes;

@@ -362,19 +362,9 @@ const char *symfile_path(const struct symfile *f)
 	return f->main.path;
 }
 
-const char *symfile_build_id(const struct symfile *f)
-{
-	return f->main.bid;
-}
-
-int symfile_has_dwarf(const struct symfile *f)
-{
-	return f->dx != NULL;
-}
-
 const char *symfile_debug_path(const struct symfile *f)
 {
-	return f->dw_path;
+	return f->dx ? f->dw_path : NULL;
 }
 
 int symfile_vaddr(const struct symfile *f, uint64_t start, uint64_t offset, uint64_t addr,

@@ -41,11 +41,7 @@ int symfile_read_build_id(const char *path, char *out, size_t outlen);
 
 /* The path opened (the ELF, or the debug file standing in for a missing one). */
 const char *symfile_path(const struct symfile *f);
-/* The file's GNU build ID as lowercase hex, or "" when it has none. */
-const char *symfile_build_id(const struct symfile *f);
-/* 1 when DWARF was found (in the file or a separate debug file). */
-int symfile_has_dwarf(const struct symfile *f);
-/* Where the DWARF came from (the file itself, a debug file), or NULL. */
+/* Where the DWARF came from (the file itself, a debug file), or NULL when there is none. */
 const char *symfile_debug_path(const struct symfile *f);
 
 /*
