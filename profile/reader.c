@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "arena.h"
 #include "heapv2_read.h"
@@ -77,6 +78,64 @@ enum reader_format reader_detect(const uint8_t *d, size_t n)
 	return f;
 }
 
+/* Decompressed text profiles larger than this are refused (a gzip bomb is a few KB). */
+#define READER_GUNZIP_MAX ((size_t)2 << 30)
+
+/*
+ * Inflates the gzip stream d[0..n) (concatenated members too) into a malloc'd buffer, at most
+ * `limit` bytes of output. Returns it with *outn, or NULL when the stream is corrupt; sets
+ * *too_big when the limit was hit.
+ */
+static uint8_t *gunzip(const uint8_t *d, size_t n, size_t limit, size_t *outn, int *too_big)
+{
+	z_stream z;
+	memset(&z, 0, sizeof z);
+	*too_big = 0;
+	if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK)
+		return NULL;
+	size_t cap = n * 4 + 4096, len = 0;
+	if (cap > limit)
+		cap = limit;
+	uint8_t *out = arena_xmalloc(cap);
+	z.next_in = (Bytef *)d;
+	int ok = 0;
+	for (;;) {
+		size_t in_chunk = n - (size_t)((const uint8_t *)z.next_in - d);
+		z.avail_in = in_chunk > (1u << 30) ? (1u << 30) : (uInt)in_chunk;
+		if (len == cap) {
+			if (cap >= limit) {
+				*too_big = 1;
+				break;
+			}
+			cap = cap * 2 > limit ? limit : cap * 2;
+			out = arena_xrealloc(out, cap);
+		}
+		size_t room = cap - len;
+		z.next_out = out + len;
+		z.avail_out = room > (1u << 30) ? (1u << 30) : (uInt)room;
+		uInt before = z.avail_out;
+		int r = inflate(&z, Z_NO_FLUSH);
+		len += before - z.avail_out;
+		if (r == Z_STREAM_END) {
+			if ((const uint8_t *)z.next_in < d + n && inflateReset(&z) == Z_OK)
+				continue; /* another member */
+			ok = 1;
+			break;
+		}
+		if (r != Z_OK && !(r == Z_BUF_ERROR && z.avail_out == 0))
+			break;
+		if (r == Z_OK && z.avail_in == 0 && (const uint8_t *)z.next_in >= d + n && z.avail_out != 0)
+			break; /* input ended inside the stream */
+	}
+	inflateEnd(&z);
+	if (!ok) {
+		free(out);
+		return NULL;
+	}
+	*outn = len;
+	return out;
+}
+
 int profile_read_mem(const uint8_t *d, size_t n, const char *name, struct profile *p, char *err,
                      size_t errcap)
 {
@@ -90,6 +149,26 @@ int profile_read_mem(const uint8_t *d, size_t n, const char *name, struct profil
 		snprintf(err, errcap, "%s: empty profile", name);
 		rc = -1;
 	} else if (looks_binary(d, n)) {
+		if (d[0] == 0x1f && n >= 2 && d[1] == 0x8b) {
+			/* A gzipped text profile (as go tool pprof accepts): read the text. Gzipped
+			   protobuf goes to the pprof reader, which inflates it itself. */
+			size_t un = 0;
+			int too_big = 0;
+			uint8_t *u = gunzip(d, n, READER_GUNZIP_MAX, &un, &too_big);
+			if (too_big) {
+				snprintf(err, errcap, "%s: decompresses to more than %zu MiB", name,
+				         READER_GUNZIP_MAX >> 20);
+				free(u);
+				profile_release(p);
+				return -1;
+			}
+			if (u && un > 0 && !looks_binary(u, un)) {
+				rc = profile_read_mem(u, un, name, p, err, errcap);
+				free(u);
+				return rc;
+			}
+			free(u);
+		}
 #ifdef READER_HAVE_PPROF
 		char perr[512] = "";
 		rc = pprof_read(d, n, p, perr, sizeof perr);

@@ -2,7 +2,8 @@
  * reader.h - the one entry point that turns a profile file (or bytes) of any supported format
  * into the profile model: it detects the format by content and calls the right reader
  * (pprof protobuf, gzipped or not; jeprof --raw symbolized; jemalloc/heaptap heap_v2;
- * gperftools/tcmalloc/Go `heap profile:` text). It renders and symbolizes nothing. CLI only.
+ * gperftools/tcmalloc/Go `heap profile:` text; any of the text formats gzipped). It renders
+ * and symbolizes nothing. CLI only.
  */
 #ifndef HEAPTAP_PROFILE_READER_H
 #define HEAPTAP_PROFILE_READER_H

@@ -158,6 +158,73 @@ static void test_file_errors(void)
 	profile_release(&p);
 }
 
+/* gzip of d[0..n) (one member) into a malloc'd buffer. */
+static uint8_t *gzip_bytes(const uint8_t *d, size_t n, size_t *outn)
+{
+	z_stream z;
+	memset(&z, 0, sizeof z);
+	deflateInit2(&z, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
+	size_t cap = deflateBound(&z, (uLong)n) + 64;
+	uint8_t *out = malloc(cap);
+	z.next_in = (Bytef *)d;
+	z.avail_in = (uInt)n;
+	z.next_out = out;
+	z.avail_out = (uInt)cap;
+	deflate(&z, Z_FINISH);
+	*outn = z.total_out;
+	deflateEnd(&z);
+	return out;
+}
+
+/* Gzipped text profiles (go tool pprof reads them too) are read as the text they hold. */
+static void test_gzipped_text(void)
+{
+	size_t n, gzn, gz2n;
+	uint8_t *d = slurp("jemalloc_accum.heap", &n);
+	if (!d) {
+		CHECK(0, "golden missing");
+		return;
+	}
+	uint8_t *gz = gzip_bytes(d, n, &gzn);
+	struct profile p, q;
+	char err[512];
+	profile_init(&p);
+	profile_init(&q);
+	CHECK(profile_read_mem(d, n, "a.heap", &p, err, sizeof err) == 0, "%s", err);
+	CHECK(profile_read_mem(gz, gzn, "a.heap.gz", &q, err, sizeof err) == 0, "%s", err);
+	CHECK(q.format && strcmp(q.format, "heap_v2") == 0 && q.nsamples == p.nsamples && q.nmaps == p.nmaps,
+	      "gzipped heap_v2 read as heap_v2");
+	for (int k = 0; k < PV_COUNT; k++)
+		CHECK(profile_total(&p, k) == profile_total(&q, k), "total %d", k);
+	/* two members: the first half and the second half of the file, split at a line end */
+	size_t half = n / 2;
+	while (half < n && d[half - 1] != '\n')
+		half++;
+	uint8_t *g1 = gzip_bytes(d, half, &gzn);
+	uint8_t *g2 = gzip_bytes(d + half, n - half, &gz2n);
+	uint8_t *both = malloc(gzn + gz2n);
+	memcpy(both, g1, gzn);
+	memcpy(both + gzn, g2, gz2n);
+	profile_release(&q);
+	CHECK(profile_read_mem(both, gzn + gz2n, "two.gz", &q, err, sizeof err) == 0 &&
+	          profile_total(&q, PV_INUSE_BYTES) == profile_total(&p, PV_INUSE_BYTES),
+	      "concatenated gzip members: %s", err);
+	/* gzipped junk text: named as unrecognized, not as a broken protobuf */
+	const char junk[] = "hello world\n";
+	uint8_t *gj = gzip_bytes((const uint8_t *)junk, sizeof junk - 1, &gzn);
+	CHECK(profile_read_mem(gj, gzn, "j.gz", &q, err, sizeof err) == -1 &&
+	          strcmp(err, "j.gz: unrecognized profile format") == 0,
+	      "'%s'", err);
+	profile_release(&p);
+	profile_release(&q);
+	free(d);
+	free(gz);
+	free(g1);
+	free(g2);
+	free(both);
+	free(gj);
+}
+
 /* Every prefix of each text golden file either reads or fails naming file and line. */
 static void test_truncation(void)
 {
@@ -196,6 +263,7 @@ int main(void)
 	test_detect_strings();
 	test_golden_files();
 	test_file_errors();
+	test_gzipped_text();
 	test_truncation();
 	if (failures) {
 		fprintf(stderr, "%d checks failed\n", failures);
