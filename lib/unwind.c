@@ -6,7 +6,7 @@
 #define UNW_LOCAL_ONLY
 #include "unwind.h"
 
-#include <dlfcn.h>
+#include <elf.h>
 #include <link.h>
 #include <pthread.h>
 #include <stddef.h>
@@ -16,8 +16,6 @@
 
 #include "core.h"
 #include "options.h"
-#include "real.h"
-#include "sys.h"
 
 extern char __start_heaptap_text[] __attribute__((visibility("hidden")));
 extern char __stop_heaptap_text[] __attribute__((visibility("hidden")));
@@ -45,41 +43,120 @@ static int read_adds(struct dl_phdr_info *info, size_t size, void *arg)
 	return 1; /* the first object is enough */
 }
 
-/* Adds the ranges of the operator new variants visible through handle, skipping known ones. */
-static void add_ranges(void *handle, int *n)
+/* ---- operator new look-up in the loaded objects' own dynamic symbol tables ----
+   No dlsym, no dlopen: they may allocate and take the loader lock, and a sample can be taken
+   inside the loader. Reading the tables of the objects dl_iterate_phdr lists needs neither. */
+
+struct dynsyms {
+	uintptr_t base;
+	const ElfW(Sym) *symtab;
+	const char *strtab;
+	const uint32_t *gnu_hash;
+	const uint32_t *sysv_hash;
+};
+
+/* A d_ptr of the dynamic section: glibc relocates them in place on x86-64, the vDSO's are
+   offsets. */
+static uintptr_t dyn_ptr(uintptr_t base, ElfW(Addr) v)
 {
+	return v < base ? base + v : v;
+}
+
+static const ElfW(Sym) *defined(const struct dynsyms *d, uint32_t idx, const char *name)
+{
+	const ElfW(Sym) *sym = &d->symtab[idx];
+	if (sym->st_shndx == SHN_UNDEF || sym->st_value == 0 ||
+	    ELF64_ST_TYPE(sym->st_info) != STT_FUNC)
+		return NULL;
+	return strcmp(d->strtab + sym->st_name, name) == 0 ? sym : NULL;
+}
+
+static const ElfW(Sym) *lookup(const struct dynsyms *d, const char *name)
+{
+	if (d->gnu_hash) {
+		const uint32_t *gh = d->gnu_hash;
+		uint32_t nbuckets = gh[0], symoffset = gh[1], bloom_size = gh[2];
+		if (nbuckets == 0)
+			return NULL;
+		const uint32_t *buckets = (const uint32_t *)((const ElfW(Addr) *)(gh + 4) + bloom_size);
+		const uint32_t *chain = buckets + nbuckets;
+		uint32_t h = 5381;
+		for (const unsigned char *c = (const unsigned char *)name; *c; c++)
+			h = h * 33 + *c;
+		uint32_t idx = buckets[h % nbuckets];
+		if (idx < symoffset)
+			return NULL;
+		for (;; idx++) {
+			uint32_t ch = chain[idx - symoffset];
+			if ((ch | 1) == (h | 1)) {
+				const ElfW(Sym) *sym = defined(d, idx, name);
+				if (sym)
+					return sym;
+			}
+			if (ch & 1)
+				return NULL;
+		}
+	}
+	if (d->sysv_hash) {
+		uint32_t nbucket = d->sysv_hash[0];
+		const uint32_t *bucket = d->sysv_hash + 2, *chain = bucket + nbucket;
+		uint32_t h = 0;
+		for (const unsigned char *c = (const unsigned char *)name; *c; c++) {
+			h = (h << 4) + *c;
+			uint32_t g = h & 0xf0000000u;
+			if (g)
+				h ^= g >> 24;
+			h &= ~g;
+		}
+		if (nbucket == 0)
+			return NULL;
+		for (uint32_t idx = bucket[h % nbucket]; idx != 0; idx = chain[idx]) {
+			const ElfW(Sym) *sym = defined(d, idx, name);
+			if (sym)
+				return sym;
+		}
+	}
+	return NULL;
+}
+
+static int add_object(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	int *n = arg;
+	struct dynsyms d;
+	memset(&d, 0, sizeof d);
+	d.base = info->dlpi_addr;
+	const ElfW(Dyn) *dyn = NULL;
+	for (int i = 0; i < info->dlpi_phnum; i++)
+		if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
+			dyn = (const ElfW(Dyn) *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
+	if (!dyn)
+		return 0;
+	for (; dyn->d_tag != DT_NULL; dyn++) {
+		switch (dyn->d_tag) {
+		case DT_SYMTAB: d.symtab = (const ElfW(Sym) *)dyn_ptr(d.base, dyn->d_un.d_ptr); break;
+		case DT_STRTAB: d.strtab = (const char *)dyn_ptr(d.base, dyn->d_un.d_ptr); break;
+		case DT_GNU_HASH: d.gnu_hash = (const uint32_t *)dyn_ptr(d.base, dyn->d_un.d_ptr); break;
+		case DT_HASH: d.sysv_hash = (const uint32_t *)dyn_ptr(d.base, dyn->d_un.d_ptr); break;
+		default: break;
+		}
+	}
+	if (!d.symtab || !d.strtab || (!d.gnu_hash && !d.sysv_hash))
+		return 0;
 	for (size_t i = 0; i < sizeof new_syms / sizeof new_syms[0] && *n < MAX_RANGES; i++) {
-		void *addr = dlsym(handle, new_syms[i]);
-		if (!addr)
+		const ElfW(Sym) *sym = lookup(&d, new_syms[i]);
+		if (!sym)
 			continue;
-		Dl_info info;
-		const ElfW(Sym) *sym = NULL;
-		if (!dladdr1(addr, &info, (void **)&sym, RTLD_DL_SYMENT) || !sym || !info.dli_saddr)
-			continue;
-		uintptr_t lo = (uintptr_t)info.dli_saddr;
-		uintptr_t hi = lo + (sym->st_size ? sym->st_size : 1);
+		uintptr_t lo = d.base + sym->st_value;
 		int dup = 0;
 		for (int k = 0; k < *n; k++)
 			dup |= ranges[k].lo == lo;
 		if (dup)
 			continue;
 		ranges[*n].lo = lo;
-		ranges[*n].hi = hi;
+		ranges[*n].hi = lo + (sym->st_size ? sym->st_size : 1);
 		(*n)++;
 	}
-}
-
-struct cxx_libs {
-	char path[4][512];
-	int n;
-};
-
-static int find_cxx(struct dl_phdr_info *info, size_t size, void *arg)
-{
-	(void)size;
-	struct cxx_libs *c = arg;
-	if (c->n < 4 && info->dlpi_name && strstr(info->dlpi_name, "libstdc++"))
-		sys_strlcpy(c->path[c->n++], info->dlpi_name, sizeof c->path[0]);
 	return 0;
 }
 
@@ -91,18 +168,9 @@ void unwind_init(void)
 	/* readers see either the old count or the new one; entries are written in between */
 	__atomic_store_n(&nranges, 0, __ATOMIC_RELEASE);
 	int n = 0;
-	add_ranges(RTLD_DEFAULT, &n);
-	/* a libstdc++ loaded with RTLD_LOCAL (by a dlopen'ed plugin) is not in the global scope */
-	struct cxx_libs libs;
-	libs.n = 0;
-	dl_iterate_phdr(find_cxx, &libs);
-	for (int i = 0; i < libs.n; i++) {
-		void *h = dlopen(libs.path[i], RTLD_LAZY | RTLD_NOLOAD);
-		if (!h)
-			continue;
-		add_ranges(h, &n);
-		real.dlclose(h); /* not our dlclose: nothing is unloaded here */
-	}
+	/* every object: libstdc++ wherever it was loaded from (RTLD_LOCAL plugins included), and a
+	   program or library that replaces operator new */
+	dl_iterate_phdr(add_object, &n);
 	__atomic_store_n(&nranges, n, __ATOMIC_RELEASE);
 }
 

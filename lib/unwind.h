@@ -12,8 +12,8 @@
 
 #include <stdint.h>
 
-/* Looks up the address ranges of operator new & co (dlsym + dladdr1; call once at init,
-   with the reentrancy depth raised). */
+/* Looks up the address ranges of operator new & co in every loaded object's dynamic symbol
+   table (read in memory: no dlsym, no allocation). Call once at init. */
 void unwind_init(void);
 
 /* Fills pcs[0..max) leaf first; returns the depth after stripping (>= 1 unless nothing
@@ -21,9 +21,9 @@ void unwind_init(void);
 uint32_t unwind_capture(uintptr_t *pcs, uint32_t max, int mode);
 
 /* Looks the operator new ranges up again if objects were loaded since the last look-up (a
-   libstdc++ that a dlopen'ed plugin brought in with RTLD_LOCAL). Uses dlopen(RTLD_NOLOAD) and
-   dlsym, so it must NOT run inside the dynamic loader (e.g. from a sample taken during
-   dlopen): dump.c calls it before each snapshot. Raise the reentrancy depth around it. */
+   libstdc++ that a dlopen'ed plugin brought in with RTLD_LOCAL). It reads the objects'
+   dynamic sections, which are only complete outside the loader, so it is not called from a
+   sample (that may be taken inside dlopen): dump.c calls it before each snapshot. */
 void unwind_refresh(void);
 
 /* Number of leading frames of pcs[0..depth) that unwind_is_internal (keeps at least one):
