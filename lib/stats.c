@@ -243,7 +243,7 @@ void collector_stats_json(struct outbuf *ob)
 	uint64_t drop_live = core.live.dropped_full;
 	core_unlock_tables();
 	pthread_mutex_lock(&reg_lock);
-	uint64_t nthr = nthreads, seen = threads_seen;
+	uint64_t nthr = nthreads, seen = threads_seen, unreg = threads_unregistered;
 	pthread_mutex_unlock(&reg_lock);
 
 	outbuf_putc(ob, '{');
@@ -256,6 +256,7 @@ void collector_stats_json(struct outbuf *ob)
 	key_u64(ob, "sample_period", __atomic_load_n(&core.period, __ATOMIC_RELAXED), 1);
 	key_u64(ob, "threads_live", nthr, 1);
 	key_u64(ob, "threads_seen", seen, 1);
+	key_u64(ob, "threads_unregistered", unreg, 1);
 
 	outbuf_puts(ob, ",\"calls\":{");
 	for (int i = 0; i < FN_COUNT; i++)
