@@ -77,9 +77,14 @@ static int print_stack(void *ctx, const struct dump_stack *st)
 	if (v[0] == 0 && v[1] == 0 && v[2] == 0 && v[3] == 0)
 		return 0;
 	put_counts(w->ob, v);
+	/* Frame 0 as return address - 1, as in heap_v2: jeprof and heaptap adjust only the other
+	   frames, Go pprof adjusts all (giving ret - 2, still inside the call instruction). */
 	for (uint32_t i = 0; i < st->depth; i++) {
+		uint64_t pc = st->pcs[i];
+		if (i == 0 && pc > 0)
+			pc -= 1;
 		outbuf_puts(w->ob, " 0x");
-		outbuf_hex(w->ob, (uint64_t)st->pcs[i]);
+		outbuf_hex(w->ob, pc);
 	}
 	outbuf_putc(w->ob, '\n');
 	return w->ob->err != 0;
