@@ -229,7 +229,7 @@ HEAPTAP_TEXT static int account(struct tstate *t, uint64_t c)
 		t->sample_left = FAR;
 	}
 	uint64_t next = t->sample_left;
-	if (o->lg_prof_interval >= 0) {
+	if (o->lg_prof_interval >= 0 && o->prof_prefix[0]) {
 		/* fold allocated bytes into the global count at least this often */
 		uint64_t chunk = ((uint64_t)1 << o->lg_prof_interval) / 8;
 		if (chunk == 0)
