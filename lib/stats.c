@@ -241,6 +241,11 @@ void collector_stats_json(struct outbuf *ob)
 	uint64_t nstacks = core.stacks.n;
 	uint64_t drop_stack = core.stacks.dropped_full;
 	uint64_t drop_live = core.live.dropped_full;
+	/* the collector's own memory: address space mapped for the tables, and the part in use */
+	uint64_t mapped = core.stacks.ents_bytes + core.stacks.index_bytes + core.stacks.pool_bytes +
+	                  core.live.bytes + sizeof livetab_filter;
+	uint64_t used = (uint64_t)core.stacks.n * sizeof(struct stack_entry) + core.stacks.index_bytes +
+	                core.stacks.pool_used * sizeof(uintptr_t) + core.live.bytes;
 	core_unlock_tables();
 	pthread_mutex_lock(&reg_lock);
 	uint64_t nthr = nthreads, seen = threads_seen, unreg = threads_unregistered;
@@ -279,6 +284,8 @@ void collector_stats_json(struct outbuf *ob)
 	key_u64(ob, "dropped_live_table_full", drop_live, 1);
 	key_u64(ob, "reentrant_calls", __atomic_load_n(&core.reentrant, __ATOMIC_RELAXED), 1);
 	outbuf_putc(ob, '}');
+	key_u64(ob, "collector_mapped_bytes", mapped, 1);
+	key_u64(ob, "collector_table_bytes", used, 1);
 	key_u64(ob, "live_bytes_estimate", live_bytes, 1);
 	key_u64(ob, "peak_live_bytes_estimate", peak_bytes, 1);
 

@@ -60,5 +60,42 @@ sed -n 2p "$f" | awk '{ gsub(/[\[\]:]/, " "); b = $3 - 1048576; ok = $2 == 2 && 
 grep -q '^heaptap: profiling pid [0-9]*; dumps under prof_prefix$' "$d/err" || bad "verbose line missing: $(cat "$d/err")"
 grep -qx 'heaptap: mean sample interval R = 1 bytes' "$d/err" || bad "verbose R line"
 
+# the statistics are one valid JSON object whose numbers agree with what the program did
+cat >"$d/s.c" <<'C'
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+int main(void)
+{
+	long (*stats)(char *, size_t) = (long (*)(char *, size_t))dlsym(RTLD_DEFAULT, "heaptap_stats_json");
+	if (!stats)
+		return 2;
+	for (int i = 0; i < 1000; i++) {
+		void *volatile p = malloc(100);
+		free(p);
+	}
+	static char buf[1 << 16];
+	if (stats(buf, sizeof buf) <= 0)
+		return 3;
+	puts(buf);
+	return 0;
+}
+C
+cc -O1 -o "$d/s" "$d/s.c" -ldl || exit 1
+if command -v python3 >/dev/null; then
+	(cd "$d" && HEAPTAP_CONF=lg_prof_sample:0,prof_final:false LD_PRELOAD="$HEAPTAP_LIB" ./s >"$d/stats.json") || bad "stats program failed"
+	python3 - "$d/stats.json" <<'PY' || bad "statistics JSON"
+import json, sys
+s = json.load(open(sys.argv[1]))
+print({k: s[k] for k in ("calls", "sampler", "collector_table_bytes", "allocated_bytes")})
+assert s["calls"]["malloc"] >= 1000 and s["calls"]["free"] >= 1000, s["calls"]
+assert s["sampler"]["samples"] >= 1000, s["sampler"]
+assert s["allocated_bytes"] >= 100000
+assert s["size_histogram_log2"][6] >= 1000  # 100 bytes: floor(log2) = 6
+assert s["options"]["lg_prof_sample"] == 0 and s["options"]["prof_final"] is False
+assert 0 < s["collector_table_bytes"] <= s["collector_mapped_bytes"]
+PY
+fi
+
 [ $fail -eq 0 ] && echo ok
 exit $fail
