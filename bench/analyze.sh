@@ -3,10 +3,11 @@
 # heaptap's symbolizer against llvm-symbolizer, on one big C++ program (bench/gen_bigprog.py:
 # thousands of generated functions over many translation units, tens of MB of DWARF) and a
 # profile of it with >= 20,000 distinct stacks taken by heaptap's collector at
-# lg_prof_sample:0. Every tool runs in the same session on the same files, once each as a cold
+# lg_prof_sample:0. Every tool runs in the same session on the same files, each run a cold
 # process (no tool keeps a cache between runs; the page cache is warm); heaptap's runs are
-# repeated REPS times and the median taken. Prints wall seconds, peak RSS (GNU time %M) and
-# ratios, and writes them to bench/out/analyze/results.txt. It is a benchmark, not a test.
+# repeated REPS times and the median taken. Prints wall seconds, CPU seconds (user + sys,
+# children included: the fair measure on a busy machine), peak RSS (GNU time %M) and ratios,
+# and writes them to bench/out/analyze/results.txt. It is a benchmark, not a test.
 # Usage: bench/analyze.sh [REPS]     (run by `make bench` through bench/run.sh)
 #        UNITS=20 FUNCS=200 SEEDS=30000 DEPTH=7 to change the program and the profile;
 #        LIMIT=300: seconds after which a peer tool is stopped (reported as ">300").
@@ -161,6 +162,8 @@ row() { # label, name, reference name
 	row "heaptap addr2line -f -i -C" heaptap_a2l heaptap_a2l
 	[ $have_llvm = 1 ] && row "llvm-symbolizer --inlining" llvm_sym heaptap_a2l
 	row "binutils addr2line -f -i -C" binutils_a2l heaptap_a2l
-	echo "heaptap top, symbolizer phases:       $(sed 's/^heaptap: timing: symbolize: //' "$T/timing" | tr '\n' ' ')"
-	echo "heaptap addr2line, symbolizer phases: $(sed 's/^heaptap: timing: symbolize: //' "$T/timing_a2l" | tr '\n' ' ')"
+	echo "heaptap top, symbolizer phases:"
+	sed 's/^heaptap: timing: symbolize: /  /' "$T/timing"
+	echo "heaptap addr2line, symbolizer phases:"
+	sed 's/^heaptap: timing: symbolize: /  /' "$T/timing_a2l"
 } | tee "$OUT/results.txt"
