@@ -10,18 +10,9 @@
 #include <string.h>
 
 #include "../../cli/common.h"
+#include "check.h"
 
-static int failures;
 
-#define CHECK(cond, ...)                                                   \
-	do {                                                                   \
-		if (!(cond)) {                                                     \
-			failures++;                                                    \
-			printf("FAIL %s:%d: ", __FILE__, __LINE__);                    \
-			printf(__VA_ARGS__);                                           \
-			printf("\n");                                                  \
-		}                                                                  \
-	} while (0)
 
 static int parse(struct common_args *a, const struct common_extra *ex, ...)
 {
@@ -144,9 +135,5 @@ int main(void)
 	CHECK(strcmp(common_fmt_percent(-0.0001, 952, buf, sizeof(buf)), "-0.0%") == 0, "-0.0%%: %s", buf);
 	CHECK(strcmp(common_value_name(PV_ALLOC_BYTES), "alloc_space") == 0, "value name");
 
-	if (failures)
-		printf("%d failure(s)\n", failures);
-	else
-		printf("cli_common: all passed\n");
-	return failures != 0;
+	return check_finish("cli_common");
 }

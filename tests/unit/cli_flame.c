@@ -11,18 +11,9 @@
 
 #include "../../cli/render/flame.h"
 #include "../../cli/render/svgutil.h"
+#include "check.h"
 
-static int failures;
 
-#define CHECK(cond, ...)                                                          \
-	do {                                                                      \
-		if (!(cond)) {                                                    \
-			fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-			fprintf(stderr, __VA_ARGS__);                             \
-			fputc('\n', stderr);                                      \
-			failures++;                                               \
-		}                                                                 \
-	} while (0)
 
 static char *render(struct flame_graph *g, const struct flame_options *o, struct flame_stats *st)
 {
@@ -270,10 +261,5 @@ int main(void)
 	test_reverse_inline();
 	test_differential();
 	test_util();
-	if (failures) {
-		fprintf(stderr, "%d check(s) failed\n", failures);
-		return 1;
-	}
-	printf("cli_flame: all checks passed\n");
-	return 0;
+	return check_finish("cli_flame");
 }

@@ -8,18 +8,9 @@
 #include <stdio.h>
 
 #include "../../cli/render/report.h"
+#include "check.h"
 
-static int failures;
 
-#define CHECK(cond, ...)                                                          \
-	do {                                                                      \
-		if (!(cond)) {                                                    \
-			fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-			fprintf(stderr, __VA_ARGS__);                             \
-			fputc('\n', stderr);                                      \
-			failures++;                                               \
-		}                                                                 \
-	} while (0)
 
 int main(void)
 {
@@ -101,10 +92,5 @@ int main(void)
 	CHECK(fabs(f.slope + 100) < 1e-9 && fabs(f.r2 - 1) < 1e-12 && f.monotone == 0, "shrink %g %g", f.slope, f.r2);
 	CHECK(!report_is_suspect(&f, 6, 0), "shrinking is not a suspect");
 
-	if (failures) {
-		fprintf(stderr, "%d check(s) failed\n", failures);
-		return 1;
-	}
-	printf("cli_flame_fit: all checks passed\n");
-	return 0;
+	return check_finish("cli_flame_fit");
 }

@@ -14,18 +14,9 @@
 #include "../../cli/render/text.h"
 #include "../../cli/stacks.h"
 #include "../../profile/symtab.h"
+#include "check.h"
 
-static int failures;
 
-#define CHECK(cond, ...)                                                   \
-	do {                                                                   \
-		if (!(cond)) {                                                     \
-			failures++;                                                    \
-			printf("FAIL %s:%d: ", __FILE__, __LINE__);                    \
-			printf(__VA_ARGS__);                                           \
-			printf("\n");                                                  \
-		}                                                                  \
-	} while (0)
 
 static void check_short(const char *full, const char *want)
 {
@@ -305,9 +296,5 @@ int main(void)
 		profile_release(&p);
 	}
 
-	if (failures)
-		printf("%d failure(s)\n", failures);
-	else
-		printf("cli_stacks: all passed\n");
-	return failures != 0;
+	return check_finish("cli_stacks");
 }

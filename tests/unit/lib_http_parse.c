@@ -10,16 +10,9 @@
 #include <string.h>
 
 #include "../../lib/http_parse.h"
+#include "check.h"
 
-static int failures;
 
-#define CHECK(cond)                                                                  \
-	do {                                                                         \
-		if (!(cond)) {                                                       \
-			printf("%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-			failures++;                                                  \
-		}                                                                    \
-	} while (0)
 
 static long head(const char *s, struct http_request *r)
 {
@@ -228,10 +221,5 @@ int main(void)
 	test_host();
 	test_symbols();
 	CHECK(strcmp(http_parse_reason(431), "Request Header Fields Too Large") == 0);
-	if (failures) {
-		printf("%d checks failed\n", failures);
-		return 1;
-	}
-	printf("lib_http_parse: all checks passed\n");
-	return 0;
+	return check_finish("lib_http_parse");
 }

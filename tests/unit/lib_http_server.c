@@ -16,19 +16,10 @@
 
 #include "../../lib/http.h"
 #include "../../lib/symbolz.h"
+#include "check.h"
 
-static int failures;
 static int port;
 
-#define CHECK(cond, ...)                                                     \
-	do {                                                                 \
-		if (!(cond)) {                                               \
-			printf("%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond); \
-			printf(__VA_ARGS__);                                 \
-			printf("\n");                                        \
-			failures++;                                          \
-		}                                                            \
-	} while (0)
 
 __attribute__((noinline)) int probe_target_function(int x)
 {
@@ -181,10 +172,6 @@ int main(void)
 	CHECK(bind(s2, (struct sockaddr *)&a, sizeof a) == -1 && errno == EADDRINUSE, "port not taken?");
 	close(s2);
 
-	if (failures) {
-		printf("%d checks failed\n", failures);
-		return 1;
-	}
-	printf("lib_http_server: all checks passed (port %d)\n", port);
-	return 0;
+	printf("lib_http_server: server was on port %d\n", port);
+	return check_finish("lib_http_server");
 }

@@ -15,18 +15,9 @@
 #include "../../profile/heapv2_write.h"
 #include "../../profile/model.h"
 #include "../../profile/reader.h"
+#include "check.h"
 
-static int failures;
 
-#define CHECK(cond, ...)                                                                      \
-	do {                                                                                  \
-		if (!(cond)) {                                                                \
-			failures++;                                                           \
-			fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond); \
-			fprintf(stderr, __VA_ARGS__);                                         \
-			fputc('\n', stderr);                                                  \
-		}                                                                             \
-	} while (0)
 
 static int near(double a, double b, double rel)
 {
@@ -271,10 +262,5 @@ int main(void)
 	test_metadata();
 	test_errors();
 	test_writer_roundtrip();
-	if (failures) {
-		fprintf(stderr, "%d checks failed\n", failures);
-		return 1;
-	}
-	printf("profile_heapv2: all checks passed\n");
-	return 0;
+	return check_finish("profile_heapv2");
 }

@@ -10,18 +10,9 @@
 
 #include "../../profile/model.h"
 #include "../../profile/reader.h"
+#include "check.h"
 
-static int failures;
 
-#define CHECK(cond, ...)                                                                      \
-	do {                                                                                  \
-		if (!(cond)) {                                                                \
-			failures++;                                                           \
-			fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond); \
-			fprintf(stderr, __VA_ARGS__);                                         \
-			fputc('\n', stderr);                                                  \
-		}                                                                             \
-	} while (0)
 
 static int near(double a, double b)
 {
@@ -177,10 +168,5 @@ int main(void)
 	test_headers();
 	test_body();
 	test_errors();
-	if (failures) {
-		fprintf(stderr, "%d checks failed\n", failures);
-		return 1;
-	}
-	printf("profile_legacy: all checks passed\n");
-	return 0;
+	return check_finish("profile_legacy");
 }

@@ -11,18 +11,9 @@
 
 #include "../../profile/model.h"
 #include "../../profile/symtab.h"
+#include "check.h"
 
-static int failures;
 
-#define CHECK(cond, ...)                                                                      \
-	do {                                                                                  \
-		if (!(cond)) {                                                                \
-			failures++;                                                           \
-			fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond); \
-			fprintf(stderr, __VA_ARGS__);                                         \
-			fputc('\n', stderr);                                                  \
-		}                                                                             \
-	} while (0)
 
 static double now_s(void)
 {
@@ -297,10 +288,5 @@ int main(void)
 	test_symtab();
 	test_merge_random();
 	test_speed();
-	if (failures) {
-		fprintf(stderr, "%d checks failed\n", failures);
-		return 1;
-	}
-	printf("profile_model: all checks passed\n");
-	return 0;
+	return check_finish("profile_model");
 }

@@ -20,18 +20,9 @@
 #include "../../profile/pprof_read.h"
 #include "../../profile/pprof_write.h"
 #include "../../profile/symtab.h"
+#include "check.h"
 
-static int failures;
 
-#define CHECK(cond, ...)                                                         \
-	do {                                                                         \
-		if (!(cond)) {                                                           \
-			failures++;                                                          \
-			fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond); \
-			fprintf(stderr, __VA_ARGS__);                                        \
-			fprintf(stderr, "\n");                                               \
-		}                                                                        \
-	} while (0)
 
 /* ---- a synthetic dump source ---- */
 
@@ -549,10 +540,5 @@ int main(void)
 	test_plain();
 	test_enomem();
 	test_legacy();
-	if (failures) {
-		fprintf(stderr, "%d checks failed\n", failures);
-		return 1;
-	}
-	printf("profile_pprof: all checks passed\n");
-	return 0;
+	return check_finish("profile_pprof");
 }

@@ -14,18 +14,9 @@
 #include "../../profile/model.h"
 #include "../../profile/pprof_read.h"
 #include "../../profile/symtab.h"
+#include "check.h"
 
-static int failures;
 
-#define CHECK(cond, ...)                                                         \
-	do {                                                                         \
-		if (!(cond)) {                                                           \
-			failures++;                                                          \
-			fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond); \
-			fprintf(stderr, __VA_ARGS__);                                        \
-			fprintf(stderr, "\n");                                               \
-		}                                                                        \
-	} while (0)
 
 static uint8_t *slurp(const char *path, size_t *n)
 {
@@ -151,10 +142,5 @@ int main(void)
 	roundtrip(1, 1);
 	roundtrip(0, 1);
 	roundtrip(1, 0);
-	if (failures) {
-		fprintf(stderr, "%d checks failed\n", failures);
-		return 1;
-	}
-	printf("profile_pprof_export: all checks passed\n");
-	return 0;
+	return check_finish("profile_pprof_export");
 }

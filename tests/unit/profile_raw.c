@@ -11,18 +11,9 @@
 #include "../../profile/model.h"
 #include "../../profile/reader.h"
 #include "../../profile/symtab.h"
+#include "check.h"
 
-static int failures;
 
-#define CHECK(cond, ...)                                                                      \
-	do {                                                                                  \
-		if (!(cond)) {                                                                \
-			failures++;                                                           \
-			fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond); \
-			fprintf(stderr, __VA_ARGS__);                                         \
-			fputc('\n', stderr);                                                  \
-		}                                                                             \
-	} while (0)
 
 static void test_golden(void)
 {
@@ -127,10 +118,5 @@ int main(void)
 {
 	test_golden();
 	test_synthetic();
-	if (failures) {
-		fprintf(stderr, "%d checks failed\n", failures);
-		return 1;
-	}
-	printf("profile_raw: all checks passed\n");
-	return 0;
+	return check_finish("profile_raw");
 }

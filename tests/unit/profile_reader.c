@@ -11,18 +11,9 @@
 
 #include "../../profile/model.h"
 #include "../../profile/reader.h"
+#include "check.h"
 
-static int failures;
 
-#define CHECK(cond, ...)                                                                      \
-	do {                                                                                  \
-		if (!(cond)) {                                                                \
-			failures++;                                                           \
-			fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond); \
-			fprintf(stderr, __VA_ARGS__);                                         \
-			fputc('\n', stderr);                                                  \
-		}                                                                             \
-	} while (0)
 
 static const char *root(void)
 {
@@ -265,10 +256,5 @@ int main(void)
 	test_file_errors();
 	test_gzipped_text();
 	test_truncation();
-	if (failures) {
-		fprintf(stderr, "%d checks failed\n", failures);
-		return 1;
-	}
-	printf("profile_reader: all checks passed\n");
-	return 0;
+	return check_finish("profile_reader");
 }

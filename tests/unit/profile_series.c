@@ -9,18 +9,9 @@
 #include "../../profile/model.h"
 #include "../../profile/reader.h"
 #include "../../profile/series.h"
+#include "check.h"
 
-static int failures;
 
-#define CHECK(cond, ...)                                                                      \
-	do {                                                                                  \
-		if (!(cond)) {                                                                \
-			failures++;                                                           \
-			fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond); \
-			fprintf(stderr, __VA_ARGS__);                                         \
-			fputc('\n', stderr);                                                  \
-		}                                                                             \
-	} while (0)
 
 static void test_names(void)
 {
@@ -88,10 +79,5 @@ int main(void)
 {
 	test_names();
 	test_sort();
-	if (failures) {
-		fprintf(stderr, "%d checks failed\n", failures);
-		return 1;
-	}
-	printf("profile_series: all checks passed\n");
-	return 0;
+	return check_finish("profile_series");
 }
