@@ -435,6 +435,8 @@ void dump_final(void)
 		nbytes += e->live_bytes_fp;
 	}
 	core_unlock_tables();
+	if (contexts == 0)
+		return; /* like jemalloc: the summary only when something leaked */
 	uint64_t objs = (objs_fp + (1u << (STACKTAB_OBJS_SHIFT - 1))) >> STACKTAB_OBJS_SHIFT;
 	char line[1600];
 	struct outbuf ob;
