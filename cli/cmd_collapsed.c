@@ -160,7 +160,8 @@ int cmd_collapsed(int argc, char **argv)
 			fprintf(stderr, "heaptap: collapsed: out of memory\n");
 	}
 	if (rc == 0) {
-		qsort(arr, n, sizeof(*arr), cmp_folded);
+		if (n > 0) /* arr is NULL when no stack has a value */
+			qsort(arr, n, sizeof(*arr), cmp_folded);
 		size_t dropped = 0;
 		double dropped_sum = 0;
 		for (size_t i = 0; i < n;) {
