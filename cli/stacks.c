@@ -327,7 +327,9 @@ static void frame_name(struct sbuf *b, const struct stacks_options *o, uint64_t 
 			sb_printf(b, "0x%016llx", (unsigned long long)addr);
 		break;
 	case GRAN_LINES:
-		if (!fn && !have_file && o->style == STACKS_SHORT)
+		if (!fn && !have_file && modname)
+			sb_printf(b, "%s", modname);
+		else if (!fn && !have_file && o->style == STACKS_SHORT)
 			sb_printf(b, "0x%016llx ??:0", (unsigned long long)addr); /* as jeprof */
 		else if (!fn && !have_file)
 			sb_printf(b, "0x%016llx", (unsigned long long)addr);
