@@ -6,6 +6,7 @@
  * It does not profile by itself: the collector does; analysis reuses the other commands.
  */
 #include <dirent.h>
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -113,6 +114,73 @@ static int make_dirs(const char *dir)
 		return -1;
 	}
 	return 0;
+}
+
+/* Where execvp would find prog: prog itself when it has a '/', else the first executable
+   regular file in $PATH. Writes into out; returns 0, or -1 when there is none. */
+static int resolve_prog(const char *prog, char *out, size_t cap)
+{
+	if (strchr(prog, '/')) {
+		snprintf(out, cap, "%s", prog);
+		return 0;
+	}
+	const char *path = getenv("PATH");
+	if (!path || !*path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	for (const char *p = path;;) {
+		const char *colon = strchr(p, ':');
+		size_t len = colon ? (size_t)(colon - p) : strlen(p);
+		struct stat st;
+		snprintf(out, cap, "%.*s%s%s", (int)len, p, len ? "/" : "", prog);
+		if (stat(out, &st) == 0 && S_ISREG(st.st_mode) && access(out, X_OK) == 0)
+			return 0;
+		if (!colon)
+			return -1;
+		p = colon + 1;
+	}
+}
+
+/* 1 when path is an ELF executable without a program interpreter (linked with -static or
+   -static-pie): the dynamic loader never runs in it, so LD_PRELOAD cannot load the collector.
+   0 for anything else (dynamically linked ELF, scripts, unreadable files). */
+static int is_static_elf(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	unsigned char h[64];
+	int is_static = 0;
+	if (read(fd, h, sizeof(h)) == (ssize_t)sizeof(h) && memcmp(h, ELFMAG, SELFMAG) == 0 &&
+	    (h[EI_CLASS] == ELFCLASS64 || h[EI_CLASS] == ELFCLASS32) && h[EI_DATA] == ELFDATA2LSB) {
+		int is64 = h[EI_CLASS] == ELFCLASS64;
+		uint16_t type, phnum, phentsize;
+		uint64_t phoff;
+		if (is64) {
+			Elf64_Ehdr e;
+			memcpy(&e, h, sizeof(e));
+			type = e.e_type, phnum = e.e_phnum, phentsize = e.e_phentsize, phoff = e.e_phoff;
+		} else {
+			Elf32_Ehdr e;
+			memcpy(&e, h, sizeof(e));
+			type = e.e_type, phnum = e.e_phnum, phentsize = e.e_phentsize, phoff = e.e_phoff;
+		}
+		size_t want = is64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr);
+		if ((type == ET_EXEC || type == ET_DYN) && phnum > 0 && phentsize >= want) {
+			int interp = 0, ok = 1;
+			for (uint16_t i = 0; i < phnum && ok && !interp; i++) {
+				unsigned char ph[sizeof(Elf64_Phdr)];
+				ok = pread(fd, ph, want, (off_t)(phoff + (uint64_t)i * phentsize)) == (ssize_t)want;
+				uint32_t pt;
+				memcpy(&pt, ph, sizeof(pt)); /* p_type comes first in both classes */
+				interp = ok && pt == PT_INTERP;
+			}
+			/* An ET_DYN without PT_INTERP is a shared library or a static-pie; only the
+			   latter has an entry point to run. */
+			is_static = ok && !interp;
+		}
+	}
+	close(fd);
+	return is_static;
 }
 
 /* Runs argv with the collector; returns the status to exit with, *pid the child's pid. */
@@ -241,16 +309,63 @@ static void human_bytes(double v, char *buf, size_t cap, int whole)
 }
 
 struct site {
-	uint32_t name;
-	double bytes, objs;
+	uint32_t name; /* the leaf: the caller of malloc (or the innermost inlined frame) */
+	int64_t from;  /* the frame of the program's own code that leads there, or -1 */
+	double bytes, objs, abytes, aobjs;
 };
 
-static int cmp_sites(const void *x, const void *y)
+static int cmp_site_key(const void *x, const void *y)
+{
+	const struct site *a = x, *b = y;
+	if (a->name != b->name)
+		return a->name < b->name ? -1 : 1;
+	return a->from < b->from ? -1 : a->from > b->from;
+}
+
+static int cmp_live(const void *x, const void *y)
 {
 	const struct site *a = x, *b = y;
 	if (a->bytes != b->bytes)
 		return a->bytes > b->bytes ? -1 : 1;
-	return a->name < b->name ? -1 : a->name > b->name;
+	return cmp_site_key(x, y);
+}
+
+static int cmp_alloc(const void *x, const void *y)
+{
+	const struct site *a = x, *b = y;
+	if (a->abytes != b->abytes)
+		return a->abytes > b->abytes ? -1 : 1;
+	return cmp_site_key(x, y);
+}
+
+/* 1 when a "function file:line" name is in the program's own sources: a known file that is
+   not a system header or library source (/usr/..., glibc's "./..." paths). */
+static int own_code(const char *name)
+{
+	const char *file = strrchr(name, ' ');
+	if (!file)
+		return 0;
+	file++;
+	return strncmp(file, "??", 2) != 0 && strncmp(file, "/usr/", 5) != 0 && strncmp(file, "./", 2) != 0;
+}
+
+/* Prints up to o->top rows of sites (sorted), the value chosen by alloc. */
+static void print_sites(const struct stacks *s, const struct site *sites, size_t n, long top,
+                        int alloc, double total)
+{
+	char b1[32];
+	printf("\n%12s %6s %10s  %s\n", alloc ? "allocated" : "live bytes", "%", "objects",
+	       "allocation site (function file:line)");
+	for (size_t i = 0; i < n && (long)i < top; i++) {
+		double bytes = alloc ? sites[i].abytes : sites[i].bytes;
+		if (bytes <= 0)
+			break;
+		human_bytes(bytes, b1, sizeof(b1), 0);
+		printf("%12s %5.1f%% %10.0f  %s\n", b1, 100.0 * bytes / total,
+		       alloc ? sites[i].aobjs : sites[i].objs, s->names[sites[i].name].name);
+		if (sites[i].from >= 0)
+			printf("%31s  from %s\n", "", s->names[sites[i].from].name);
+	}
 }
 
 /* Prints the live-at-exit report of the dump at path. Returns 0 or 1. */
@@ -266,51 +381,83 @@ static int report(const struct common_args *a, const struct run_opts *o, const c
 		profile_release(&p);
 		return rc;
 	}
-	struct stacks_options so = {.value_index = PV_INUSE_BYTES, .gran = GRAN_LINES, .style = STACKS_SHORT, .trim = -1};
+	struct stacks_options so = {.value_index = PV_INUSE_BYTES, .gran = GRAN_LINES, .style = STACKS_SHORT, .trim = -1,
+	                            .unresolved = STACKS_UNRESOLVED_MODULE};
+	if (p.has_alloc)
+		so.value_index = PV_ALLOC_BYTES; /* keep the traces of freed memory too */
 	struct stacks s;
 	if (stacks_build(&s, &p, &so)) {
 		profile_release(&p);
 		return 1;
 	}
-	struct site *sites = calloc(s.nnames + 1, sizeof(*sites));
+	struct site *sites = calloc(s.ntraces + 1, sizeof(*sites));
 	if (!sites) {
 		stacks_release(&s);
 		profile_release(&p);
 		return 1;
 	}
-	for (size_t i = 0; i < s.nnames; i++)
-		sites[i].name = (uint32_t)i;
-	double total_objs = 0;
+	/* One site per (leaf, nearest frame of the program's own code when the leaf is not). */
 	for (size_t t = 0; t < s.ntraces; t++) {
 		const struct stacks_trace *tr = &s.traces[t];
-		uint32_t leaf = tr->frames[tr->nframes - 1];
-		sites[leaf].bytes += tr->v[PV_INUSE_BYTES];
-		sites[leaf].objs += tr->v[PV_INUSE_OBJS];
-		total_objs += tr->v[PV_INUSE_OBJS];
+		struct site *st = &sites[t];
+		st->name = tr->frames[tr->nframes - 1];
+		st->from = -1;
+		if (!own_code(s.names[st->name].name)) {
+			for (uint32_t k = tr->nframes - 1; k-- > 0;) {
+				if (own_code(s.names[tr->frames[k]].name)) {
+					st->from = tr->frames[k];
+					break;
+				}
+			}
+		}
+		st->bytes = tr->v[PV_INUSE_BYTES];
+		st->objs = tr->v[PV_INUSE_OBJS];
+		st->abytes = tr->v[PV_ALLOC_BYTES];
+		st->aobjs = tr->v[PV_ALLOC_OBJS];
 	}
-	qsort(sites, s.nnames, sizeof(*sites), cmp_sites);
-	char b1[32], b2[32];
-	human_bytes(s.total, b1, sizeof(b1), 0);
-	printf("\nheaptap: live heap of %s at exit: %s in %.0f objects", prog, b1, total_objs);
+	qsort(sites, s.ntraces, sizeof(*sites), cmp_site_key);
+	size_t nsites = 0;
+	for (size_t t = 0; t < s.ntraces; t++) {
+		if (nsites > 0 && cmp_site_key(&sites[nsites - 1], &sites[t]) == 0) {
+			sites[nsites - 1].bytes += sites[t].bytes;
+			sites[nsites - 1].objs += sites[t].objs;
+			sites[nsites - 1].abytes += sites[t].abytes;
+			sites[nsites - 1].aobjs += sites[t].aobjs;
+		} else {
+			sites[nsites++] = sites[t];
+		}
+	}
+	double live = s.total_v[PV_INUSE_BYTES], live_objs = s.total_v[PV_INUSE_OBJS];
+	char b1[32], b2[32], note[96] = "";
 	if (p.period > 1) {
 		human_bytes((double)p.period, b2, sizeof(b2), 1);
-		printf(" (estimated from samples, one per %s allocated on average)", b2);
+		snprintf(note, sizeof(note), " (estimated from samples, one per %s allocated on average)", b2);
 	}
 	printf("\n");
+	if (p.has_alloc) {
+		human_bytes(s.total_v[PV_ALLOC_BYTES], b1, sizeof(b1), 0);
+		printf("heaptap: allocated by %s while it ran: %s in %.0f objects%s\n", prog, b1,
+		       s.total_v[PV_ALLOC_OBJS], note);
+		note[0] = '\0';
+	}
+	if (live > 0) {
+		human_bytes(live, b1, sizeof(b1), 0);
+		printf("heaptap: live heap of %s at exit: %s in %.0f objects%s\n", prog, b1, live_objs, note);
+	} else {
+		printf("heaptap: live heap of %s at exit: none (every sampled allocation was freed)%s\n",
+		       prog, note);
+	}
 	if (npeak > 0) {
-		human_bytes(peak > s.total ? peak : s.total, b1, sizeof(b1), 0);
+		human_bytes(peak > live ? peak : live, b1, sizeof(b1), 0);
 		printf("heaptap: peak live heap seen: %s (largest of %d high-water dumps and the final one)\n",
 		       b1, npeak);
 	}
-	if (s.total > 0) {
-		printf("\n%12s %6s %10s  %s\n", "live bytes", "%", "objects", "allocation site (function file:line)");
-		for (size_t i = 0; i < s.nnames && (long)i < o->top; i++) {
-			if (sites[i].bytes <= 0)
-				break;
-			human_bytes(sites[i].bytes, b1, sizeof(b1), 0);
-			printf("%12s %5.1f%% %10.0f  %s\n", b1, 100.0 * sites[i].bytes / s.total, sites[i].objs,
-			       s.names[sites[i].name].name);
-		}
+	if (live > 0) {
+		qsort(sites, nsites, sizeof(*sites), cmp_live);
+		print_sites(&s, sites, nsites, o->top, 0, live);
+	} else if (p.has_alloc && s.total_v[PV_ALLOC_BYTES] > 0) {
+		qsort(sites, nsites, sizeof(*sites), cmp_alloc);
+		print_sites(&s, sites, nsites, o->top, 1, s.total_v[PV_ALLOC_BYTES]);
 	}
 	free(sites);
 	stacks_release(&s);
@@ -359,6 +506,14 @@ int cmd_run(int argc, char **argv)
 		common_args_release(&a);
 		return rc;
 	}
+	char exe[PATH_MAX];
+	if (resolve_prog(a.rest[0], exe, sizeof(exe)) == 0 && is_static_elf(exe)) {
+		fprintf(stderr, "heaptap: run: %s: statically linked, so LD_PRELOAD cannot load the "
+		                "collector into it and nothing would be profiled; link it dynamically "
+		                "(not run)\n", a.rest[0]);
+		common_args_release(&a);
+		return 1;
+	}
 	char *lib = find_lib();
 	if (!lib) {
 		fprintf(stderr, "heaptap: run: cannot find libheaptap.so (set HEAPTAP_LIB, or build it with make)\n");
@@ -374,7 +529,7 @@ int cmd_run(int argc, char **argv)
 	}
 	const char *envconf = getenv("HEAPTAP_CONF");
 	char *conf;
-	if (asprintf(&conf, "prof_prefix:%s/heaptap,prof_final:true%s%s%s%s", dir,
+	if (asprintf(&conf, "prof_prefix:%s/heaptap,prof_final:true,prof_accum:true%s%s%s%s", dir,
 	             envconf && *envconf ? "," : "", envconf && *envconf ? envconf : "",
 	             o.conf && *o.conf ? "," : "", o.conf && *o.conf ? o.conf : "") < 0) {
 		free(dir);
