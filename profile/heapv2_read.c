@@ -51,33 +51,16 @@ static int parse_count_line(const char *s, long *thread, double v[4])
 	if (!textscan_space((unsigned char)*p))
 		return -1;
 	p = textscan_skip_space(p);
-	if (textscan_decimal(&p, &v[0]) || *p++ != ':' || !textscan_space((unsigned char)*p))
-		return -1;
-	p = textscan_skip_space(p);
-	if (textscan_decimal(&p, &v[1]) || !textscan_space((unsigned char)*p))
-		return -1;
-	p = textscan_skip_space(p);
-	if (*p++ != '[')
-		return -1;
-	p = textscan_skip_space(p);
-	if (textscan_decimal(&p, &v[2]) || *p++ != ':' || !textscan_space((unsigned char)*p))
-		return -1;
-	p = textscan_skip_space(p);
-	if (textscan_decimal(&p, &v[3]) || *p++ != ']')
+	if (textscan_counts(&p, v))
 		return -1;
 	return *p ? 2 : 1;
-}
-
-static int starts_with(const char *s, const char *prefix)
-{
-	return strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
 int heapv2_read_scan(struct textscan *ts, struct profile *p, char *err, size_t errcap)
 {
 	const char *h = ts->line;
 	double period = 0;
-	if (!starts_with(h, "heap_v2/") || h[8] < '0' || h[8] > '9') {
+	if (strncmp(h, "heap_v2/", 8) != 0 || h[8] < '0' || h[8] > '9') {
 		textscan_error(ts, err, errcap,
 		               "threaded heap profiles require v2 sampling with a sample rate (heap_v2/<R>)");
 		return -1;
@@ -89,36 +72,19 @@ int heapv2_read_scan(struct textscan *ts, struct profile *p, char *err, size_t e
 
 	uint64_t *addrs = NULL, *stack = NULL;
 	size_t addrs_cap = 0, stack_cap = 0, nstack = 0;
-	int have_stack = 0, metadata = 0, in_maps = 0, rc = 0;
-	char build_dir[4096] = "";
+	int have_stack = 0, rc = 0;
 
 	while (textscan_next(ts)) {
-		char *line = ts->line;
-		if (in_maps) {
-			metadata |= textscan_maps_line(p, line, build_dir, sizeof build_dir);
+		if (textscan_trailer_line(ts, p))
 			continue;
-		}
-		if (starts_with(line, "MAPPED_LIBRARIES:") || starts_with(line, "--- Memory map:")) {
-			in_maps = 1;
-			continue;
-		}
-		if (textscan_metadata(p, line)) {
-			metadata = 1;
-			continue;
-		}
-		char *t = textscan_trim(line);
+		char *t = textscan_trim(ts->line);
 		if (!*t)
 			continue;
 		if (t[0] == '@' && textscan_space((unsigned char)t[1])) {
 			const char *bad = NULL;
 			long n = textscan_addresses(t + 1, &addrs, &addrs_cap, &bad);
 			if (n < 0) {
-				const char *e = bad;
-				while (*e && !textscan_space((unsigned char)*e))
-					e++;
-				textscan_error(ts, err, errcap, "%s address '%.*s'",
-				               n == -2 ? "out-of-range" : "bad",
-				               (int)(e - bad > 40 ? 40 : e - bad), bad);
+				textscan_error_address(ts, err, errcap, n, bad);
 				rc = -1;
 				break;
 			}
@@ -159,30 +125,10 @@ int heapv2_read_scan(struct textscan *ts, struct profile *p, char *err, size_t e
 	}
 	free(addrs);
 	free(stack);
-	p->jemalloc_frames = !metadata;
-	if (rc == 0)
-		profile_compact(p);
-	return rc;
+	return textscan_finish(ts, p, rc);
 }
 
 int heapv2_read(const uint8_t *d, size_t n, const char *name, struct profile *p, char *err, size_t errcap)
 {
-	struct textscan ts;
-	textscan_init(&ts, d, n, name);
-	int rc;
-	if (!textscan_next_header(&ts)) {
-		textscan_error(&ts, err, errcap, "empty profile");
-		rc = -1;
-	} else {
-		if (strncmp(ts.line, "---", 3) == 0 && !textscan_next_header(&ts)) {
-			textscan_error(&ts, err, errcap, "no profile after '---' marker");
-			rc = -1;
-		} else {
-			rc = heapv2_read_scan(&ts, p, err, errcap);
-		}
-	}
-	textscan_release(&ts);
-	if (!p->source)
-		p->source = profile_strdup(p, name ? name : "<input>");
-	return rc;
+	return textscan_read(d, n, name, 1, heapv2_read_scan, p, err, errcap);
 }

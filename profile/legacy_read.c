@@ -13,28 +13,6 @@
 
 enum { ALG_NONE = 0, ALG_V1 = 1, ALG_V2 = 2 };
 
-/* Parses "n: s [an: as]" at *s (perl: \d+:\s+\d+\s+\[\s*\d+:\s+\d+\]); advances *s. */
-static int parse_pairs(const char **s, double v[4])
-{
-	const char *p = *s;
-	if (textscan_decimal(&p, &v[0]) || *p++ != ':' || !textscan_space((unsigned char)*p))
-		return -1;
-	p = textscan_skip_space(p);
-	if (textscan_decimal(&p, &v[1]) || !textscan_space((unsigned char)*p))
-		return -1;
-	p = textscan_skip_space(p);
-	if (*p++ != '[')
-		return -1;
-	p = textscan_skip_space(p);
-	if (textscan_decimal(&p, &v[2]) || *p++ != ':' || !textscan_space((unsigned char)*p))
-		return -1;
-	p = textscan_skip_space(p);
-	if (textscan_decimal(&p, &v[3]) || *p++ != ']')
-		return -1;
-	*s = p;
-	return 0;
-}
-
 static void unsample_v1(double adj, double *n, double *s)
 {
 	if (*n == 0 || *s == 0)
@@ -59,7 +37,7 @@ int legacy_read_scan(struct textscan *ts, struct profile *p, char *err, size_t e
 	char type[64] = "";
 	const char *q = textscan_skip_space(h + sizeof tag - 1);
 	double hv[4];
-	if (parse_pairs(&q, hv) == 0) {
+	if (textscan_counts(&q, hv) == 0) {
 		/* (\s*@\s*([^/]*)(/(\d+))?)? */
 		const char *r = textscan_skip_space(q);
 		if (*r == '@') {
@@ -101,25 +79,12 @@ int legacy_read_scan(struct textscan *ts, struct profile *p, char *err, size_t e
 
 	uint64_t *addrs = NULL;
 	size_t addrs_cap = 0;
-	int metadata = 0, in_maps = 0, rc = 0;
-	char build_dir[4096] = "";
+	int rc = 0;
 
 	while (textscan_next(ts)) {
-		char *line = ts->line;
-		if (in_maps) {
-			metadata |= textscan_maps_line(p, line, build_dir, sizeof build_dir);
+		if (textscan_trailer_line(ts, p))
 			continue;
-		}
-		if (strncmp(line, "MAPPED_LIBRARIES:", 17) == 0 ||
-		    strncmp(line, "--- Memory map:", 15) == 0) {
-			in_maps = 1;
-			continue;
-		}
-		if (textscan_metadata(p, line)) {
-			metadata = 1;
-			continue;
-		}
-		char *t = textscan_trim(line);
+		char *t = textscan_trim(ts->line);
 		if (!*t)
 			continue;
 		if (*t < '0' || *t > '9') {
@@ -128,7 +93,7 @@ int legacy_read_scan(struct textscan *ts, struct profile *p, char *err, size_t e
 		}
 		const char *s = t;
 		double v[4];
-		if (parse_pairs(&s, v) != 0) {
+		if (textscan_counts(&s, v) != 0) {
 			textscan_error(ts, err, errcap,
 			               ts->last_unterminated ? "truncated record" : "malformed record");
 			rc = -1;
@@ -142,11 +107,7 @@ int legacy_read_scan(struct textscan *ts, struct profile *p, char *err, size_t e
 		const char *bad = NULL;
 		long n = textscan_addresses(s + 1, &addrs, &addrs_cap, &bad);
 		if (n < 0) {
-			const char *e = bad;
-			while (*e && !textscan_space((unsigned char)*e))
-				e++;
-			textscan_error(ts, err, errcap, "%s address '%.*s'", n == -2 ? "out-of-range" : "bad",
-			               (int)(e - bad > 40 ? 40 : e - bad), bad);
+			textscan_error_address(ts, err, errcap, n, bad);
 			rc = -1;
 			break;
 		}
@@ -164,28 +125,10 @@ int legacy_read_scan(struct textscan *ts, struct profile *p, char *err, size_t e
 		profile_add(p, addrs, (uint32_t)n, pv);
 	}
 	free(addrs);
-	p->jemalloc_frames = !metadata;
-	if (rc == 0)
-		profile_compact(p);
-	return rc;
+	return textscan_finish(ts, p, rc);
 }
 
 int legacy_read(const uint8_t *d, size_t n, const char *name, struct profile *p, char *err, size_t errcap)
 {
-	struct textscan ts;
-	textscan_init(&ts, d, n, name);
-	int rc;
-	if (!textscan_next_header(&ts)) {
-		textscan_error(&ts, err, errcap, "empty profile");
-		rc = -1;
-	} else if (strncmp(ts.line, "---", 3) == 0 && !textscan_next_header(&ts)) {
-		textscan_error(&ts, err, errcap, "no profile after '---' marker");
-		rc = -1;
-	} else {
-		rc = legacy_read_scan(&ts, p, err, errcap);
-	}
-	textscan_release(&ts);
-	if (!p->source)
-		p->source = profile_strdup(p, name ? name : "<input>");
-	return rc;
+	return textscan_read(d, n, name, 1, legacy_read_scan, p, err, errcap);
 }

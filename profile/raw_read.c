@@ -11,17 +11,6 @@
 #include "legacy_read.h"
 #include "symtab.h"
 
-/* Is s "---" followed by optional spaces and then word? (perl: /^--- *word/) */
-static int marker(const char *s, const char *word)
-{
-	if (strncmp(s, "---", 3) != 0)
-		return 0;
-	s += 3;
-	while (*s == ' ')
-		s++;
-	return strncmp(s, word, strlen(word)) == 0;
-}
-
 /* Splits "outer--inner" into frames innermost first and stores them for addr. A name that is
    the address itself (what jeprof writes when the server did not resolve it) is stored as
    "looked up, unknown" (no frames). */
@@ -59,7 +48,7 @@ static void put_symbol(struct prof_symtab *t, uint64_t addr, char *names)
 
 int raw_read_scan(struct textscan *ts, struct profile *p, char *err, size_t errcap)
 {
-	if (!marker(ts->line, "symbol")) {
+	if (!textscan_marker(ts->line, "symbol")) {
 		textscan_error(ts, err, errcap, "not a symbolized profile ('--- symbol' expected)");
 		return -1;
 	}
@@ -110,7 +99,7 @@ int raw_read_scan(struct textscan *ts, struct profile *p, char *err, size_t errc
 		textscan_error(ts, err, errcap, "no profile after the symbol section");
 		return -1;
 	}
-	if ((marker(ts->line, "heap") || marker(ts->line, "growth")) && !textscan_next_header(ts)) {
+	if (!textscan_skip_heap_marker(ts)) {
 		textscan_error(ts, err, errcap, "no profile after the '---' marker");
 		return -1;
 	}
@@ -132,17 +121,5 @@ int raw_read_scan(struct textscan *ts, struct profile *p, char *err, size_t errc
 
 int raw_read(const uint8_t *d, size_t n, const char *name, struct profile *p, char *err, size_t errcap)
 {
-	struct textscan ts;
-	textscan_init(&ts, d, n, name);
-	int rc;
-	if (!textscan_next_header(&ts)) {
-		textscan_error(&ts, err, errcap, "empty profile");
-		rc = -1;
-	} else {
-		rc = raw_read_scan(&ts, p, err, errcap);
-	}
-	textscan_release(&ts);
-	if (!p->source)
-		p->source = profile_strdup(p, name ? name : "<input>");
-	return rc;
+	return textscan_read(d, n, name, 0, raw_read_scan, p, err, errcap);
 }

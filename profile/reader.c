@@ -27,16 +27,6 @@
 #endif
 #endif
 
-static int is_marker(const char *s, const char *word)
-{
-	if (strncmp(s, "---", 3) != 0)
-		return 0;
-	s += 3;
-	while (*s == ' ')
-		s++;
-	return strncmp(s, word, strlen(word)) == 0;
-}
-
 /* gzip, a protobuf that starts with a sample_type field (0x0a = '\n', checked by the pprof
    reader's sniffer), or any other first byte that text never starts with. */
 static int looks_binary(const uint8_t *d, size_t n)
@@ -55,9 +45,9 @@ static enum reader_format detect_scan(struct textscan *ts)
 {
 	if (!textscan_next_header(ts))
 		return READER_UNKNOWN;
-	if (is_marker(ts->line, "symbol"))
+	if (textscan_marker(ts->line, "symbol"))
 		return READER_RAW;
-	if ((is_marker(ts->line, "heap") || is_marker(ts->line, "growth")) && !textscan_next_header(ts))
+	if (!textscan_skip_heap_marker(ts))
 		return READER_UNKNOWN;
 	if (strncmp(ts->line, "heap profile:", 13) == 0)
 		return READER_LEGACY;

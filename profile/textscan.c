@@ -1,7 +1,7 @@
 /*
  * textscan.c - line scanning and shared token parsing for the text profile readers (see
  * textscan.h), including the memory-map section and heaptap's "# heaptap:" metadata lines.
- * It decides nothing about record formats; heapv2_read.c and legacy_read.c do.
+ * It decides nothing about record formats; heapv2_read.c, legacy_read.c and raw_read.c do.
  */
 #include "textscan.h"
 
@@ -380,4 +380,98 @@ int textscan_metadata(struct profile *p, const char *line)
 	}
 #undef KEY
 	return 1;
+}
+
+/* ---- what every text reader does the same way ---- */
+
+int textscan_read(const void *d, size_t n, const char *name, int skip_marker,
+                  int (*scan)(struct textscan *, struct profile *, char *, size_t), struct profile *p,
+                  char *err, size_t errcap)
+{
+	struct textscan ts;
+	textscan_init(&ts, d, n, name);
+	int rc = -1;
+	if (!textscan_next_header(&ts))
+		textscan_error(&ts, err, errcap, "empty profile");
+	else if (skip_marker && strncmp(ts.line, "---", 3) == 0 && !textscan_next_header(&ts))
+		textscan_error(&ts, err, errcap, "no profile after '---' marker");
+	else
+		rc = scan(&ts, p, err, errcap);
+	textscan_release(&ts);
+	if (!p->source)
+		p->source = profile_strdup(p, name ? name : "<input>");
+	return rc;
+}
+
+int textscan_marker(const char *s, const char *word)
+{
+	if (strncmp(s, "---", 3) != 0)
+		return 0;
+	s += 3;
+	while (*s == ' ')
+		s++;
+	return strncmp(s, word, strlen(word)) == 0;
+}
+
+int textscan_skip_heap_marker(struct textscan *ts)
+{
+	if (textscan_marker(ts->line, "heap") || textscan_marker(ts->line, "growth"))
+		return textscan_next_header(ts);
+	return 1;
+}
+
+int textscan_counts(const char **s, double v[4])
+{
+	const char *p = *s;
+	if (textscan_decimal(&p, &v[0]) || *p++ != ':' || !textscan_space((unsigned char)*p))
+		return -1;
+	p = textscan_skip_space(p);
+	if (textscan_decimal(&p, &v[1]) || !textscan_space((unsigned char)*p))
+		return -1;
+	p = textscan_skip_space(p);
+	if (*p++ != '[')
+		return -1;
+	p = textscan_skip_space(p);
+	if (textscan_decimal(&p, &v[2]) || *p++ != ':' || !textscan_space((unsigned char)*p))
+		return -1;
+	p = textscan_skip_space(p);
+	if (textscan_decimal(&p, &v[3]) || *p++ != ']')
+		return -1;
+	*s = p;
+	return 0;
+}
+
+void textscan_error_address(const struct textscan *ts, char *err, size_t errcap, long n, const char *bad)
+{
+	const char *e = bad;
+	while (*e && !textscan_space((unsigned char)*e))
+		e++;
+	textscan_error(ts, err, errcap, "%s address '%.*s'", n == -2 ? "out-of-range" : "bad",
+	               (int)(e - bad > 40 ? 40 : e - bad), bad);
+}
+
+int textscan_trailer_line(struct textscan *ts, struct profile *p)
+{
+	char *line = ts->line;
+	if (ts->in_maps) {
+		ts->metadata |= textscan_maps_line(p, line, ts->build_dir, sizeof ts->build_dir);
+		return 1;
+	}
+	if (strncmp(line, "MAPPED_LIBRARIES:", 17) == 0 || strncmp(line, "--- Memory map:", 15) == 0) {
+		ts->in_maps = 1;
+		return 1;
+	}
+	if (textscan_metadata(p, line)) {
+		ts->metadata = 1;
+		return 1;
+	}
+	return 0;
+}
+
+int textscan_finish(struct textscan *ts, struct profile *p, int rc)
+{
+	p->jemalloc_frames = !ts->metadata;
+	if (rc == 0)
+		profile_compact(p);
+	return rc;
 }
