@@ -3,15 +3,10 @@
 # nodes, labels, font sizes and edges, compared as sorted lines since jeprof orders equal
 # edges by hash), honours --nodecount/--nodefraction, and its dot is accepted by Graphviz: the
 # SVG (--format=svg, -o x.svg) names the top functions and the PDF starts with %PDF.
-set -u
-ROOT=${ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
-HEAPTAP=${HEAPTAP:-$ROOT/build/heaptap-asan}
-. "$ROOT/tests/e2e/lib/cli_synth.sh"
+. "$(dirname "$0")/lib/test.sh"
+. "$(dirname "$0")/lib/cli_synth.sh"
 command -v dot >/dev/null || { echo "skip: graphviz dot is not installed"; exit 77; }
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
 cli_synth "$TMP"
-fail=0
 new=$TMP/cli_new.raw
 
 "$HEAPTAP" callgraph --show_bytes "$new" >"$TMP/h.dot" 2>"$TMP/h.err" || { echo "FAIL: callgraph exited $?"; cat "$TMP/h.err"; exit 1; }

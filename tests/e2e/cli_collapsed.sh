@@ -4,17 +4,9 @@
 # --negative=separate), merged by name path, with exact values; with --base, shrinking
 # stacks are dropped (with a note), kept as before/after pairs, or made absolute. On a real
 # jemalloc dump the per-path sums equal `jeprof --collapsed`'s once its <addr> tags are removed.
-set -u
-ROOT=${ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
-HEAPTAP=${HEAPTAP:-$ROOT/build/heaptap-asan}
-. "$ROOT/tests/e2e/lib/cli_synth.sh"
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
+. "$(dirname "$0")/lib/test.sh"
+. "$(dirname "$0")/lib/cli_synth.sh"
 cli_synth "$TMP"
-fail=0
-check() { # label expected actual
-	if [ "$2" != "$3" ]; then echo "FAIL[$1]:"; diff <(echo "$2") <(echo "$3"); fail=1; else echo "ok[$1]"; fi
-}
 grammar() { # label file columns
 	local re='^[^;[:space:]][^;]*(;[^;]+)* [0-9]+$'
 	[ "$3" = 2 ] && re='^[^;[:space:]][^;]*(;[^;]+)* [0-9]+ [0-9]+$'

@@ -3,21 +3,9 @@
 # line, rows sorted by the size of the change with exact old/new/delta/delta% values,
 # unchanged names left out, --nodecount, --inuse_objects; and `--text` equal to
 # `jeprof --text --base` (signed values, jeprof's percentages).
-set -u
-ROOT=${ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
-HEAPTAP=${HEAPTAP:-$ROOT/build/heaptap-asan}
-. "$ROOT/tests/e2e/lib/cli_synth.sh"
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
+. "$(dirname "$0")/lib/test.sh"
+. "$(dirname "$0")/lib/cli_synth.sh"
 cli_synth "$TMP"
-fail=0
-check() { # label expected actual
-	if [ "$2" != "$3" ]; then
-		echo "FAIL[$1]:"; diff <(echo "$2") <(echo "$3"); fail=1
-	else
-		echo "ok[$1]"
-	fi
-}
 
 out=$("$HEAPTAP" diff --show_bytes --base "$TMP/cli_old.raw" "$TMP/cli_new.raw") || { echo "FAIL: diff exited $?"; exit 1; }
 check bytes "Total: 1054576 B -> 1053624 B (-952 B, -0.1%)

@@ -4,14 +4,9 @@
 # bad value, bad regex, missing profile or unknown command exit 2 with a hint; --help works
 # (exit 0, usage on stdout) for every command `heaptap --help` lists, and nothing is printed
 # on stdout on failure.
-set -u
-ROOT=${ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
-HEAPTAP=${HEAPTAP:-$ROOT/build/heaptap-asan}
-. "$ROOT/tests/e2e/lib/cli_synth.sh"
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
+. "$(dirname "$0")/lib/test.sh"
+. "$(dirname "$0")/lib/cli_synth.sh"
 cli_synth "$TMP"
-fail=0
 # expect LABEL CODE STDERR-REGEX CMD...
 expect() {
 	local label=$1 code=$2 re=$3; shift 3

@@ -3,14 +3,9 @@
 # the summed per-function values in `heaptap top` and in stock `jeprof --text`, a jemalloc dump
 # merged with itself doubles jeprof's total and keeps its rows, and -o X.pb.gz writes a
 # profile `go tool pprof` reads with the same total.
-set -u
-ROOT=${ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
-HEAPTAP=${HEAPTAP:-$ROOT/build/heaptap-asan}
-. "$ROOT/tests/e2e/lib/cli_synth.sh"
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
+. "$(dirname "$0")/lib/test.sh"
+. "$(dirname "$0")/lib/cli_synth.sh"
 cli_synth "$TMP"
-fail=0
 "$HEAPTAP" merge "$TMP/cli_old.raw" "$TMP/cli_new.raw" -o "$TMP/m.heap" || { echo "FAIL: merge exited $?"; exit 1; }
 head -n 1 "$TMP/m.heap" | grep -qx 'heap_v2/1' || { echo "FAIL: not heap_v2/1: $(head -n 1 "$TMP/m.heap")"; fail=1; }
 # Symbols do not survive heap_v2, so compare by address: leak 1000+3000, hog 2x1048576, gone 5000, new_site 2048.

@@ -4,21 +4,16 @@
 # each site of tests/progs/truth_cxx shows exactly the bytes its truth file states (cum column,
 # usable sizes), `operator new[]` callers own their arrays (flat), and nothing is charged to the
 # allocator itself (stock jeprof charges it all to `malloc_usable_size` here: docs/CLI.md).
-set -u
-ROOT=${ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
-HEAPTAP=${HEAPTAP:-$ROOT/build/heaptap-asan}
+. "$(dirname "$0")/lib/test.sh"
 JE=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2
 BIN=$ROOT/build/progs/truth_cxx
 [ -f "$JE" ] || { echo "skip: $JE is not installed"; exit 77; }
 [ -x "$BIN" ] || { echo "FAIL: $BIN is not built (make progs)"; exit 1; }
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
 (cd "$TMP" && LD_PRELOAD=$JE MALLOC_CONF=prof:true,prof_final:true,lg_prof_sample:0 "$BIN" "$TMP/truth.txt" >/dev/null 2>&1) ||
 	{ echo "FAIL: truth_cxx under jemalloc failed"; exit 1; }
 dump=$(ls "$TMP"/jeprof.*.f.heap | head -n 1)
 "$HEAPTAP" top --show_bytes "$BIN" "$dump" >"$TMP/top.txt" || { echo "FAIL: heaptap top exited $?"; exit 1; }
 cat "$TMP/top.txt" | head -8
-fail=0
 n=0
 while read -r _ name req usable col objs; do
 	want=${usable#usable=}

@@ -5,9 +5,7 @@
 # function of the demo program. Inputs: a dump written by jemalloc's own profiler
 # (lg_prof_sample:0, so every allocation is in it) and, when the collector is built, a
 # heaptap dump of the same program.
-set -u
-ROOT=${ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
-HEAPTAP=${HEAPTAP:-$ROOT/build/heaptap-asan}
+. "$(dirname "$0")/lib/test.sh"
 HEAPTAP_LIB=${HEAPTAP_LIB:-$ROOT/build/libheaptap.so}
 JE=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2
 BIN=$ROOT/build/examples/leaky
@@ -15,9 +13,6 @@ command -v jeprof >/dev/null || { echo "skip: jeprof is not installed"; exit 77;
 [ -f "$JE" ] || { echo "skip: $JE is not installed"; exit 77; }
 [ -x "$BIN" ] || { echo "FAIL: $BIN is not built (make progs)"; exit 1; }
 [ -x "$HEAPTAP" ] || { echo "FAIL: $HEAPTAP is not built"; exit 1; }
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-fail=0
 
 # compare LABEL DUMP [OPTIONS...]
 compare() {
