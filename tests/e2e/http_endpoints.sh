@@ -12,33 +12,12 @@ for tool in curl python3; do
 	command -v $tool >/dev/null || { echo "skip: $tool not installed"; exit 77; }
 done
 [ -x "$PROG" ] || { echo "missing $PROG (make progs)"; exit 1; }
-tmp=$(mktemp -d)
-pid=
-cleanup() {
-	touch "$tmp/stop"
-	[ -n "$pid" ] && { kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; }
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-ok() { echo "ok   $*"; }
-
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+. "$(dirname "$0")/lib/http.sh"
 port=$(free_port)
 U=http://127.0.0.1:$port
 
-# fetch PATH [curl args...]: body in $tmp/body, headers in $tmp/hdr, status in $code
-fetch() {
-	local path=$1; shift
-	code=$(curl -s -o "$tmp/body" -D "$tmp/hdr" -w '%{http_code}' "$@" "$U$path")
-}
 expect_code() { # want, what
 	if [ "$code" = "$1" ]; then ok "$2 -> $code"; else fail "$2: status $code, want $1: $(head -c 300 "$tmp/body")"; fi
-}
-header() { grep -i "^$1:" "$tmp/hdr" | head -n 1 | cut -d: -f2- | sed 's/^ //; s/\r$//'; }
-json() { # python expression over j (the parsed body)
-	python3 -c "import json,sys; j=json.load(open('$tmp/body')); print($1)" 2>&1
 }
 
 mkdir -p "$tmp/dumps"

@@ -12,15 +12,7 @@ B=${HEAPTAP_BUILD:-$ROOT/build}
 PROG=$B/progs/http_host
 command -v python3 >/dev/null || { echo "skip: python3 not installed"; exit 77; }
 [ -x "$PROG" ] || { echo "missing $PROG (make progs)"; exit 1; }
-tmp=$(mktemp -d)
-pid=
-cleanup() {
-	touch "$tmp/stop"
-	[ -n "$pid" ] && { kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; }
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+. "$(dirname "$0")/lib/http.sh"
 start_host() { # conf
 	rm -f "$tmp/out"
 	TMPDIR=$tmp HEAPTAP_CONF="$1,prof_final:false" LD_PRELOAD=$HEAPTAP_LIB "$PROG" "$tmp/stop" >"$tmp/out" 2>"$tmp/err" &
@@ -201,7 +193,6 @@ expect("still serving", status_of(req(b"GET /pprof/symbol HTTP/1.1\r\n\r\n")), 2
 sys.exit(1 if fails else 0)
 PY
 
-fails=0
 port=$(free_port)
 start_host "http:127.0.0.1:$port"
 rss0=$(rss_kib)

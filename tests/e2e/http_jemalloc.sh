@@ -14,21 +14,9 @@ for tool in curl python3 jeprof; do
 done
 [ -f "$JE" ] || { echo "skip: $JE not installed"; exit 77; }
 [ -x "$PROG" ] || { echo "missing $PROG (make progs)"; exit 1; }
-tmp=$(mktemp -d)
-pid=
-cleanup() {
-	touch "$tmp/stop" "$tmp/go"
-	[ -n "$pid" ] && { kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; }
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-ok() { echo "ok   $*"; }
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+. "$(dirname "$0")/lib/http.sh"
+port=$(free_port)
 U=http://127.0.0.1:$port
-fetch() { local path=$1; shift; code=$(curl -s -o "$tmp/body" -D "$tmp/hdr" -w '%{http_code}' "$@" "$U$path"); }
-json() { python3 -c "import json,sys; j=json.load(open('$tmp/body')); print($1)" 2>&1; }
 
 # no heaptap CLI for this host: download/text must say so
 env -u HEAPTAP_CLI PATH=/usr/bin:/bin TMPDIR=$tmp HTTP_HOST_GO=$tmp/go MALLOC_CONF=prof:true,prof_active:false,lg_prof_sample:19 \
