@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/hash.h"
 #include "arena.h"
 #include "symtab.h"
 
@@ -119,16 +120,6 @@ void profile_add_mapping(struct profile *p, uint64_t start, uint64_t limit, uint
 
 /* ---- hashing stacks ---- */
 
-static uint64_t mix64(uint64_t h)
-{
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdULL;
-	h ^= h >> 33;
-	h *= 0xc4ceb9fe1a85ec53ULL;
-	h ^= h >> 33;
-	return h;
-}
-
 /* Four independent lanes so the multiplies overlap; stacks are usually 10-100 words. */
 static uint64_t stack_hash(const uint64_t *a, uint32_t n)
 {
@@ -143,7 +134,7 @@ static uint64_t stack_hash(const uint64_t *a, uint32_t n)
 	}
 	for (; i < n; i++)
 		h0 = (h0 ^ a[i]) * 0x100000001b3ULL;
-	return mix64(h0 ^ mix64(h1) ^ (mix64(h2) << 1) ^ (mix64(h3) >> 1));
+	return hash_mix64(h0 ^ hash_mix64(h1) ^ (hash_mix64(h2) << 1) ^ (hash_mix64(h3) >> 1));
 }
 
 static int stack_equal(const struct prof_sample *x, const struct prof_sample *y)
@@ -218,12 +209,12 @@ static void stack_index_set(struct stack_index *ix, size_t slot, size_t idx, uin
 
 static uint64_t sample_fingerprint(const struct profile *p)
 {
-	uint64_t f = mix64((uintptr_t)p->samples ^ p->nsamples);
+	uint64_t f = hash_mix64((uintptr_t)p->samples ^ p->nsamples);
 	size_t step = p->nsamples / 64 + 1;
 	for (size_t i = 0; i < p->nsamples; i += step)
-		f = mix64(f ^ (uintptr_t)p->samples[i].addrs ^ p->samples[i].naddrs);
+		f = hash_mix64(f ^ (uintptr_t)p->samples[i].addrs ^ p->samples[i].naddrs);
 	if (p->nsamples)
-		f = mix64(f ^ (uintptr_t)p->samples[p->nsamples - 1].addrs);
+		f = hash_mix64(f ^ (uintptr_t)p->samples[p->nsamples - 1].addrs);
 	return f;
 }
 
@@ -489,7 +480,7 @@ static int u64_cmp(const void *a, const void *b)
 /* Inserts a (nonzero) into the open-addressing set; returns 1 when it was new. */
 static int addr_set_insert(uint64_t *set, size_t mask, uint64_t a)
 {
-	size_t h = mix64(a) & mask;
+	size_t h = hash_mix64(a) & mask;
 	while (set[h] && set[h] != a)
 		h = (h + 1) & mask;
 	if (set[h])

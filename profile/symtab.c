@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/hash.h"
 #include "arena.h"
 
 struct prof_symtab {
@@ -20,24 +21,6 @@ struct prof_symtab {
 	uint64_t *str_hashes;
 	size_t smask, scount;
 };
-
-static uint64_t addr_hash(uint64_t h)
-{
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdULL;
-	h ^= h >> 33;
-	h *= 0xc4ceb9fe1a85ec53ULL;
-	h ^= h >> 33;
-	return h;
-}
-
-static uint64_t str_hash(const char *s, size_t n)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)s[i]) * 0x100000001b3ULL;
-	return h;
-}
 
 struct prof_symtab *symtab_new(void)
 {
@@ -65,7 +48,7 @@ void symtab_free(struct prof_symtab *t)
 
 static size_t symtab_slot(const struct prof_symtab *t, uint64_t addr)
 {
-	size_t j = addr_hash(addr) & t->mask;
+	size_t j = hash_mix64(addr) & t->mask;
 	while (t->slots[j] && t->syms[t->slots[j] - 1].addr != addr)
 		j = (j + 1) & t->mask;
 	return j;
@@ -93,7 +76,7 @@ static void symtab_grow(struct prof_symtab *t)
 
 static const char *symtab_intern_n(struct prof_symtab *t, const char *s, size_t n)
 {
-	uint64_t h = str_hash(s, n);
+	uint64_t h = hash_bytes(s, n);
 	size_t j = h & t->smask;
 	while (t->strs[j]) {
 		if (t->str_hashes[j] == h && strncmp(t->strs[j], s, n) == 0 && t->strs[j][n] == '\0')

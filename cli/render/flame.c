@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../base/hash.h"
 #include "svgscript.h"
 #include "svgutil.h"
 
@@ -74,23 +75,11 @@ static void *xrealloc(void *p, size_t n)
 	return q;
 }
 
-static uint64_t hash_str(const char *s)
+/* FNV-1a folded once: the colours of every graph derive from it (palette_colour). */
+static uint64_t name_hash(const char *s)
 {
-	uint64_t h = 1469598103934665603ull; /* FNV-1a */
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 1099511628211ull;
-	}
+	uint64_t h = hash_str(s);
 	return h ^ (h >> 29);
-}
-
-static uint64_t mix(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdull;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ull;
-	return x ^ (x >> 33);
 }
 
 static void stab_grow(struct flame_graph *g)
@@ -99,7 +88,7 @@ static void stab_grow(struct flame_graph *g)
 	uint32_t *t = xrealloc(NULL, cap * sizeof *t);
 	memset(t, 0xff, cap * sizeof *t);
 	for (size_t i = 0; i < g->nnames; i++) {
-		size_t j = hash_str(g->names[i]) & (cap - 1);
+		size_t j = name_hash(g->names[i]) & (cap - 1);
 		while (t[j] != NONE)
 			j = (j + 1) & (cap - 1);
 		t[j] = (uint32_t)i;
@@ -113,7 +102,7 @@ static uint32_t intern(struct flame_graph *g, const char *s)
 {
 	if ((g->nnames + 1) * 2 > g->stab_cap)
 		stab_grow(g);
-	size_t j = hash_str(s) & (g->stab_cap - 1);
+	size_t j = name_hash(s) & (g->stab_cap - 1);
 	while (g->stab[j] != NONE) {
 		if (strcmp(g->names[g->stab[j]], s) == 0)
 			return g->stab[j];
@@ -363,7 +352,7 @@ static struct rgb palette_colour(enum flame_palette p, const char *name)
 {
 	/* Two stable pseudo-random numbers in [0,1) from the name, so a function keeps its colour
 	   across graphs. */
-	uint64_t h = mix(hash_str(name));
+	uint64_t h = hash_mix64(name_hash(name));
 	double v1 = (double)(h & 0xffff) / 65536.0, v2 = (double)((h >> 16) & 0xffff) / 65536.0;
 	struct rgb c;
 	switch (p) {

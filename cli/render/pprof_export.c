@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "../../base/hash.h"
 #include "../../profile/pbwrite.h"
 #include "../../profile/pprof_read.h"
 #include "../../profile/symtab.h"
@@ -49,15 +50,6 @@ struct u64map {
 	size_t cap, count;
 };
 
-static uint64_t mix(uint64_t h)
-{
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdull;
-	h ^= h >> 33;
-	h *= 0xc4ceb9fe1a85ec53ull;
-	return h ^ (h >> 33);
-}
-
 static void u64map_init(struct u64map *m)
 {
 	m->cap = 1024;
@@ -74,7 +66,7 @@ static void u64map_release(struct u64map *m)
 
 static size_t u64map_slot(const struct u64map *m, uint64_t key)
 {
-	size_t i = mix(key) & (m->cap - 1);
+	size_t i = hash_mix64(key) & (m->cap - 1);
 	while (m->vals[i] != 0 && m->keys[i] != key)
 		i = (i + 1) & (m->cap - 1);
 	return i;
@@ -122,14 +114,6 @@ struct exporter {
 	FILE *f;
 };
 
-static uint64_t str_hash(const char *s)
-{
-	uint64_t h = 1469598103934665603ull;
-	for (; *s; s++)
-		h = (h ^ (uint8_t)*s) * 1099511628211ull;
-	return h;
-}
-
 /* Returns the string table index of s, writing a new entry on first use. */
 static uint64_t intern(struct exporter *x, const char *s)
 {
@@ -139,7 +123,7 @@ static uint64_t intern(struct exporter *x, const char *s)
 		size_t cap = x->stab_cap ? x->stab_cap * 2 : 1024;
 		size_t *tab = xcalloc(cap, sizeof *tab);
 		for (size_t i = 0; i < x->nstrs; i++) {
-			size_t j = str_hash(x->strs[i]) & (cap - 1);
+			size_t j = hash_str(x->strs[i]) & (cap - 1);
 			while (tab[j])
 				j = (j + 1) & (cap - 1);
 			tab[j] = i + 1;
@@ -148,7 +132,7 @@ static uint64_t intern(struct exporter *x, const char *s)
 		x->stab = tab;
 		x->stab_cap = cap;
 	}
-	size_t j = str_hash(s) & (x->stab_cap - 1);
+	size_t j = hash_str(s) & (x->stab_cap - 1);
 	while (x->stab[j]) {
 		if (!strcmp(x->strs[x->stab[j] - 1], s))
 			return x->stab[j] - 1;
