@@ -124,7 +124,9 @@ static int print_diff(const struct common_args *a, const struct stacks *sb, cons
 	}
 	long shown = 0;
 	for (size_t i = 0; i < n; i++) {
-		if (rows[i].after == rows[i].before)
+		/* Unchanged, also when one side went through a format that truncates to whole numbers
+		   (pprof's int64 values) and the other kept the estimate's fraction. */
+		if (fabs(rows[i].after - rows[i].before) < 1)
 			continue;
 		if (a->nodecount >= 0 && shown >= a->nodecount)
 			break;
