@@ -17,6 +17,7 @@
 #include "cmd.h"
 #include "common.h"
 #include "render/pprof_export.h"
+#include "stacks.h"
 
 static const char merge_help[] =
 	"usage: heaptap merge [options] [BINARY] PROFILE... -o OUT\n"
@@ -217,6 +218,11 @@ int cmd_merge(int argc, char **argv)
 	int pb = olen > 3 && strcmp(a.output + olen - 3, ".pb") == 0;
 	if (rc == 0 && (pb_gz || pb)) {
 		rc = common_symbolize(&a, &p);
+		if (rc == 0) {
+			/* go tool pprof does not know jemalloc's internal frames: drop them as jeprof does */
+			p.jemalloc_frames |= jemalloc;
+			stacks_trim_allocator(&p);
+		}
 		int w = rc == 0 ? pprof_export(&p, a.output, pb_gz) : 0;
 		if (w) {
 			fprintf(stderr, "heaptap: %s: %s\n", a.output, strerror(-w));

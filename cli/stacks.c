@@ -442,6 +442,40 @@ static struct addr_info *addr_lookup(const struct profile *p, struct stacks *s, 
 	return ai;
 }
 
+/* 1 when addr is an allocator frame by the rule addr_lookup applies when trimming. */
+static int addr_is_allocator(const struct profile *p, uint64_t addr)
+{
+	const struct prof_symbol *sym = p->syms ? symtab_get(p->syms, addr) : NULL;
+	if (sym && sym->nframes && sym->frames[sym->nframes - 1].func) {
+		char sn[4096];
+		stacks_short_name(sym->frames[sym->nframes - 1].func, sn, sizeof(sn));
+		if (stacks_is_allocator(sn))
+			return 1;
+	}
+	const struct prof_mapping *m = profile_find_mapping(p, addr);
+	const char *path = m && m->path ? m->path : sym && sym->module ? sym->module : NULL;
+	return path && stacks_is_allocator_module(path);
+}
+
+void stacks_trim_allocator(struct profile *p)
+{
+	if (!p->jemalloc_frames)
+		return;
+	for (size_t i = 0; i < p->nsamples; i++) {
+		struct prof_sample *sm = &p->samples[i];
+		uint32_t cut = 0; /* frames to drop from the leaf side */
+		for (uint32_t a = 0; a < sm->naddrs; a++)
+			if (sm->addrs[a] <= 0x7fffffffffffffffULL && addr_is_allocator(p, sm->addrs[a]))
+				cut = a + 1;
+		if (cut >= sm->naddrs)
+			cut = sm->naddrs - 1; /* all allocator: keep the outermost frame and the value */
+		sm->addrs += cut;
+		sm->naddrs -= cut;
+	}
+	p->jemalloc_frames = 0;
+	profile_compact(p);
+}
+
 void stacks_options_from(struct stacks_options *o, const struct common_args *a)
 {
 	memset(o, 0, sizeof(*o));

@@ -46,6 +46,14 @@ struct stacks_options {
 	                           libjemalloc; it is dropped with every frame younger than it. */
 };
 
+/* When p->jemalloc_frames, drops in place the allocator frames that lead p's stacks, by the
+   rule stacks_build trims them (up to the last frame from the leaf whose function's short name
+   is in jeprof's skip list or that lies in libjemalloc; a stack of allocator frames only keeps
+   its outermost frame, and its value), then clears p->jemalloc_frames and compacts p. For
+   writers of formats whose readers do not trim (pprof). Call after symbolizing. Allocates
+   nothing; does nothing when p->jemalloc_frames is 0. */
+void stacks_trim_allocator(struct profile *p);
+
 /* Fills o with the defaults for args a (value, granularity, focus/ignore, trim -1, STACKS_SHORT). */
 void stacks_options_from(struct stacks_options *o, const struct common_args *a);
 
