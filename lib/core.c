@@ -239,8 +239,9 @@ HEAPTAP_TEXT static int account(struct tstate *t, uint64_t c)
 	}
 	if (next == 0)
 		next = 1;
-	t->armed = next;
-	__atomic_store_n(&t->until, next, __ATOMIC_RELAXED);
+	/* the fast path passes n while n - 1 < until: n < next, as before the shift */
+	t->armed = next - 1;
+	__atomic_store_n(&t->until, next - 1, __ATOMIC_RELAXED);
 	return sample;
 }
 
@@ -421,8 +422,7 @@ HEAPTAP_TEXT void *core_alloc_slow(enum core_fn fn, size_t n, size_t align)
 	t->depth++;
 	uint64_t c = n ? n : 1;
 	int sample = account(t, c);
-	t->calls[fn]++;
-	t->hist[core_hist_bucket(c)]++;
+	core_count(t, fn, c);
 	void *p = real_call(fn, n, align);
 	if (p && sample)
 		record(t, p, c);
@@ -486,8 +486,7 @@ HEAPTAP_TEXT void *core_realloc_slow(void *p, size_t n)
 	t->depth++;
 	uint64_t c = n ? n : 1;
 	int sample = n ? account(t, c) : 0;
-	t->calls[FN_REALLOC]++;
-	t->hist[core_hist_bucket(c)]++;
+	core_count(t, FN_REALLOC, c);
 	void *q = real.realloc(p, n);
 	if (!q && n && had)
 		restore(&old);

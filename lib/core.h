@@ -26,11 +26,20 @@ enum core_fn {
 
 #define CORE_HIST_BUCKETS 48
 
-/* One thread's state; lives in initial-exec TLS (core_tls), registered with stats.c. */
+/*
+ * One thread's state; lives in initial-exec TLS (core_tls), registered with stats.c.
+ * The fast path lets a request of n >= 1 bytes through when n - 1 < until (unsigned), then
+ * subtracts n: `until` is one less than the bytes left before the next slow-path event, so
+ * 0 means "go slow" and a request of 0 bytes (n - 1 wraps) always goes slow, without a branch
+ * or a cmov for it. malloc's requests are counted only in malloc_hist (indexed by
+ * floor(log2 n), 64 entries: no clamp), so the malloc fast path does one increment for both
+ * its call count and its size histogram; stats.c adds malloc_hist into calls and hist.
+ */
 struct tstate {
-	uint64_t until;        /* bytes before the next slow-path event; 0 = go slow */
-	uint64_t calls[FN_COUNT];
-	uint64_t hist[CORE_HIST_BUCKETS]; /* requests by floor(log2(size)) */
+	uint64_t until;        /* bytes before the next slow-path event, minus 1; 0 = go slow */
+	uint64_t calls[FN_COUNT]; /* calls[FN_MALLOC] stays 0: see malloc_hist */
+	uint64_t hist[CORE_HIST_BUCKETS]; /* requests by floor(log2(size)), except malloc's */
+	uint64_t malloc_hist[64]; /* malloc requests by floor(log2(size)) */
 	/* slow-path only below */
 	uint64_t armed;        /* value `until` had when last armed (bytes consumed = armed - until) */
 	uint64_t sample_left;  /* bytes before the next sample */
@@ -50,6 +59,17 @@ static inline unsigned core_hist_bucket(size_t n)
 {
 	unsigned b = n ? 63u - (unsigned)__builtin_clzll((unsigned long long)n) : 0;
 	return b < CORE_HIST_BUCKETS ? b : CORE_HIST_BUCKETS - 1;
+}
+
+/* Counts one request of c >= 1 bytes made through fn, where the fast paths count it. */
+static inline void core_count(struct tstate *t, enum core_fn fn, uint64_t c)
+{
+	if (fn == FN_MALLOC) {
+		t->malloc_hist[63u - (unsigned)__builtin_clzll((unsigned long long)c)]++;
+	} else {
+		t->calls[fn]++;
+		t->hist[core_hist_bucket(c)]++;
+	}
 }
 
 /* The slow paths (core.c). `fn` names the interposer for statistics. Each returns what the

@@ -21,12 +21,17 @@
 
 #define EXPORT __attribute__((visibility("default")))
 
-/* Fast-path allocation: a countdown decrement, a counter, the real call. */
+/*
+ * Fast-path allocation: the countdown test and decrement, the counters, the real call.
+ * `until` is one less than the bytes left (core.h), so `n - 1 < until` passes exactly the
+ * requests of 1 <= n < bytes left; a request of 0 bytes wraps to the largest value and goes
+ * to the slow path, which counts it as 1 byte.
+ */
 #define FAST_ALLOC(fn, n, call)                                          \
 	do {                                                             \
 		struct tstate *t_ = &core_tls;                           \
-		uint64_t c_ = (n) ? (uint64_t)(n) : 1;                   \
-		if (likely(c_ < t_->until)) {                            \
+		uint64_t c_ = (uint64_t)(n);                             \
+		if (likely(c_ - 1 < t_->until)) {                        \
 			t_->until -= c_;                                 \
 			t_->calls[fn]++;                                 \
 			t_->hist[core_hist_bucket(c_)]++;                \
@@ -34,16 +39,27 @@
 		}                                                        \
 	} while (0)
 
+/* malloc: one counter (malloc_hist counts calls and sizes at once) and no clamp. */
 HEAPTAP_TEXT EXPORT void *malloc(size_t n)
 {
-	FAST_ALLOC(FN_MALLOC, n, real.malloc(n));
+	struct tstate *t = &core_tls;
+	uint64_t c = n;
+	if (likely(c - 1 < t->until)) {
+		t->until -= c;
+		t->malloc_hist[63u - (unsigned)__builtin_clzll(c)]++;
+		return real.malloc(n);
+	}
 	return core_alloc_slow(FN_MALLOC, n, 0);
 }
 
+/*
+ * free: NULL, the bootstrap pool and every granule holding a sampled block have a nonzero
+ * filter counter (real.c pins the first two), so one load answers for all three.
+ */
 HEAPTAP_TEXT EXPORT void free(void *p)
 {
 	core_tls.calls[FN_FREE]++;
-	if (likely(p && !real_pool_owns(p) && !livetab_filter_hit(p))) {
+	if (likely(!livetab_filter_hit(p))) {
 		real.free(p);
 		return;
 	}
@@ -69,8 +85,9 @@ HEAPTAP_TEXT EXPORT void *calloc(size_t nmemb, size_t size)
 HEAPTAP_TEXT EXPORT void *realloc(void *p, size_t n)
 {
 	struct tstate *t = &core_tls;
-	uint64_t c = n ? n : 1;
-	if (likely(p && n && c < t->until && !real_pool_owns(p) && !livetab_filter_hit(p))) {
+	uint64_t c = n;
+	/* p == NULL and pool blocks hit the filter (pinned); n == 0 wraps: both go slow */
+	if (likely(c - 1 < t->until && !livetab_filter_hit(p))) {
 		t->until -= c;
 		t->calls[FN_REALLOC]++;
 		t->hist[core_hist_bucket(c)]++;
@@ -100,8 +117,8 @@ HEAPTAP_TEXT EXPORT int posix_memalign(void **out, size_t align, size_t n)
 	if (bad_align(align) || align % sizeof(void *) != 0)
 		return EINVAL;
 	struct tstate *t = &core_tls;
-	uint64_t c = n ? n : 1;
-	if (likely(c < t->until)) {
+	uint64_t c = n;
+	if (likely(c - 1 < t->until)) {
 		t->until -= c;
 		t->calls[FN_POSIX_MEMALIGN]++;
 		t->hist[core_hist_bucket(c)]++;

@@ -13,6 +13,39 @@
 
 uint8_t livetab_filter[1u << LIVETAB_FILTER_BITS];
 
+/* pinned granule index ranges [lo, hi] (no wrap-around: a range that wraps is split) */
+static struct {
+	uint64_t lo, hi;
+} pins[LIVETAB_MAX_PINS * 2];
+static unsigned npins;
+
+static void pin_indexes(uint64_t lo, uint64_t hi)
+{
+	if (npins >= sizeof pins / sizeof pins[0])
+		return;
+	pins[npins].lo = lo;
+	pins[npins].hi = hi;
+	npins++;
+	for (uint64_t i = lo; i <= hi; i++)
+		__atomic_store_n(&livetab_filter[i], (uint8_t)255, __ATOMIC_RELAXED);
+}
+
+void livetab_filter_pin(const void *p, size_t n)
+{
+	uint64_t first = livetab_filter_index(p);
+	uint64_t last = livetab_filter_index((const char *)p + (n ? n - 1 : 0));
+	uint64_t granules = (((uint64_t)(uintptr_t)p + (n ? n - 1 : 0)) >> LIVETAB_FILTER_GRANULE_SHIFT) -
+	                    ((uint64_t)(uintptr_t)p >> LIVETAB_FILTER_GRANULE_SHIFT);
+	if (granules >= (1u << LIVETAB_FILTER_BITS)) {
+		pin_indexes(0, (1u << LIVETAB_FILTER_BITS) - 1);
+	} else if (first <= last) {
+		pin_indexes(first, last);
+	} else {
+		pin_indexes(first, (1u << LIVETAB_FILTER_BITS) - 1);
+		pin_indexes(0, last);
+	}
+}
+
 static uint64_t slot_of(const struct livetab *t, uintptr_t p)
 {
 	return (((uint64_t)p >> 4) * 0xff51afd7ed558ccdull >> 17) & t->mask;
@@ -97,7 +130,15 @@ void livetab_clear(struct livetab *t)
 	if (t->slots)
 		madvise(t->slots, t->bytes, MADV_DONTNEED); /* zero pages again; the size stays */
 	t->n = 0;
-	memset(livetab_filter, 0, sizeof livetab_filter);
+	/* zero around the pinned ranges, never through them: a concurrent free of NULL or of a
+	   pool block must not see 0 there */
+	for (uint64_t i = 0; i < (1u << LIVETAB_FILTER_BITS); i++) {
+		int pinned = 0;
+		for (unsigned k = 0; k < npins; k++)
+			pinned |= i >= pins[k].lo && i <= pins[k].hi;
+		if (!pinned)
+			__atomic_store_n(&livetab_filter[i], (uint8_t)0, __ATOMIC_RELAXED);
+	}
 }
 
 int livetab_insert(struct livetab *t, const struct live_entry *e, struct live_entry *old)

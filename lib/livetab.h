@@ -60,10 +60,19 @@ static inline int livetab_filter_hit(const void *p)
 	return __atomic_load_n(&livetab_filter[livetab_filter_index(p)], __ATOMIC_RELAXED) != 0;
 }
 
+/*
+ * Pins the counters of the granules covering [p, p + n) (n >= 1) at 255: frees there always
+ * take the slow path. real.c pins NULL's granule and the bootstrap pool, so free's fast path
+ * needs no test of its own for them. Up to LIVETAB_MAX_PINS ranges; they survive
+ * livetab_clear. Call it before any pointer of the range can be freed (no lock; no malloc).
+ */
+#define LIVETAB_MAX_PINS 4
+void livetab_filter_pin(const void *p, size_t n);
+
 /* Maps storage for cap live samples. Returns 0 or -ENOMEM. */
 int livetab_init(struct livetab *t, uint64_t cap);
 void livetab_release(struct livetab *t);
-/* Forgets every entry and zeroes the filter. */
+/* Forgets every entry and zeroes the filter, except the pinned counters. */
 void livetab_clear(struct livetab *t);
 
 /*

@@ -5,13 +5,19 @@
  */
 #include "real.h"
 
+#include "livetab.h"
+
 #include <dlfcn.h>
 #include <sched.h>
 #include <stdint.h>
 #include <string.h>
 #include <unistd.h>
 
-struct real_fns real;
+static void early_free(void *p);
+
+/* free is callable before real_resolve: free's fast path may forward NULL to it (NULL's
+   filter granule is only pinned once real_resolve has run). */
+struct real_fns real = {.free = early_free};
 
 #define POOL_BYTES REAL_POOL_BYTES
 #define pool real_pool
@@ -66,6 +72,15 @@ static size_t fallback_usable_size(void *p)
 	return 0;
 }
 
+static void early_free(void *p)
+{
+	if (!p || real_pool_owns(p))
+		return;
+	real_resolve();
+	if (real.free != early_free)
+		real.free(p);
+}
+
 static void *sym(const char *name)
 {
 	return dlsym(RTLD_NEXT, name);
@@ -86,6 +101,10 @@ void real_resolve(void)
 		return;
 	}
 	resolving_here = 1;
+	/* before the first pool block exists: free's fast path sends NULL and pool blocks to
+	   the slow path through the filter */
+	livetab_filter_pin(NULL, 1);
+	livetab_filter_pin(real_pool, REAL_POOL_BYTES);
 	struct real_fns r;
 	r.malloc = (void *(*)(size_t))sym("malloc");
 	r.free = (void (*)(void *))sym("free");

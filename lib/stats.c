@@ -58,12 +58,24 @@ static uint64_t bytes_of(const struct tstate *t)
 	return n + (armed > until ? armed - until : 0);
 }
 
+/* malloc's requests are counted only in malloc_hist (core.h): into calls and hist. */
+static void add_malloc_hist(uint64_t calls[FN_COUNT], uint64_t hist[CORE_HIST_BUCKETS],
+                            const struct tstate *t)
+{
+	for (unsigned i = 0; i < 64; i++) {
+		uint64_t v = __atomic_load_n(&t->malloc_hist[i], __ATOMIC_RELAXED);
+		calls[FN_MALLOC] += v;
+		hist[i < CORE_HIST_BUCKETS ? i : CORE_HIST_BUCKETS - 1] += v;
+	}
+}
+
 static void fold(const struct tstate *t)
 {
 	for (int i = 0; i < FN_COUNT; i++)
 		gone_calls[i] += __atomic_load_n(&t->calls[i], __ATOMIC_RELAXED);
 	for (int i = 0; i < CORE_HIST_BUCKETS; i++)
 		gone_hist[i] += __atomic_load_n(&t->hist[i], __ATOMIC_RELAXED);
+	add_malloc_hist(gone_calls, gone_hist, t);
 	gone_nbytes += bytes_of(t);
 }
 
@@ -81,6 +93,7 @@ void stats_thread_exit(struct tstate *t)
 	/* what it allocates from now on is not counted again */
 	memset(t->calls, 0, sizeof t->calls);
 	memset(t->hist, 0, sizeof t->hist);
+	memset(t->malloc_hist, 0, sizeof t->malloc_hist);
 	t->nbytes = 0;
 	pthread_mutex_unlock(&reg_lock);
 }
@@ -145,6 +158,7 @@ void stats_sum_threads(uint64_t calls[FN_COUNT], uint64_t hist[CORE_HIST_BUCKETS
 			calls[i] += __atomic_load_n(&t->calls[i], __ATOMIC_RELAXED);
 		for (int i = 0; i < CORE_HIST_BUCKETS; i++)
 			hist[i] += __atomic_load_n(&t->hist[i], __ATOMIC_RELAXED);
+		add_malloc_hist(calls, hist, t);
 		*nbytes += bytes_of(t);
 	}
 	pthread_mutex_unlock(&reg_lock);

@@ -1,0 +1,70 @@
+#!/bin/bash
+# bench/perf_overhead.sh - the collector's overhead on bench/mallocbench, measured two ways:
+# (1) callgrind instruction counts (deterministic: noise-free on a shared machine) of one
+# thread, plain and preloaded, per malloc-family call; (2) wall-time medians of N interleaved
+# runs with 1 and 2 threads of: glibc, glibc + heaptap, jemalloc, jemalloc prof:true (its own
+# profiler, default lg_prof_sample:19), and optionally a second heaptap build (BASE=path.so)
+# for before/after comparisons in the same runs. Prints numbers; checks nothing.
+#
+# Env: N (runs, 9), OPS (ops per thread, 300000), CG=0 skips callgrind, LIB, BASE.
+set -u
+cd "$(dirname "$0")/.."
+n=${N:-9}
+ops=${OPS:-300000}
+lib=${LIB:-$PWD/build/libheaptap.so}
+base=${BASE:-}
+je=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2
+B=build/bench
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+mkdir -p "$B"
+cc -std=gnu11 -D_GNU_SOURCE -O2 -g -pthread -o "$B/mallocbench" bench/mallocbench.c || exit 1
+HT_CONF=prof_final:false
+
+if [ "${CG:-1}" != 0 ] && command -v valgrind >/dev/null; then
+	cgops=200000
+	echo "== callgrind, mallocbench -t 1 -n $cgops (instructions of the whole run)"
+	cg() { valgrind --tool=callgrind --callgrind-out-file="$T/cg.$1.%p" --trace-children=yes "${@:2}" 2>&1 |
+		sed -n 's/.*I *refs: *//p' | tr -d , | tail -1; }
+	p=$(cg plain "$B/mallocbench" -t 1 -n $cgops)
+	h=$(cg ht env HEAPTAP_CONF=$HT_CONF LD_PRELOAD="$lib" "$B/mallocbench" -t 1 -n $cgops)
+	echo "plain $p, heaptap $h: +$(( (h - p) )) instructions, x$(echo "scale=4; $h / $p" | bc)"
+	if [ -n "$base" ]; then
+		b=$(cg base env HEAPTAP_CONF=$HT_CONF LD_PRELOAD="$base" "$B/mallocbench" -t 1 -n $cgops)
+		echo "base heaptap $b: +$(( (b - p) )) instructions, x$(echo "scale=4; $b / $p" | bc)"
+	fi
+	# per-call self cost of the interposers (what the fast paths execute)
+	f=$(ls "$T"/cg.ht.* | tail -1)
+	callgrind_annotate "$f" 2>/dev/null | grep -E '\?\?\?:(malloc|free|realloc|core_[a-z_]*) |record|forget|livetab' | head -12
+fi
+
+run() { # run NAME THREADS -> seconds printed by mallocbench
+	local t=$2
+	case $1 in
+	plain) "$B/mallocbench" -t "$t" -n "$ops" ;;
+	heaptap) HEAPTAP_CONF=$HT_CONF LD_PRELOAD=$lib "$B/mallocbench" -t "$t" -n "$ops" ;;
+	base) HEAPTAP_CONF=$HT_CONF LD_PRELOAD=$base "$B/mallocbench" -t "$t" -n "$ops" ;;
+	jemalloc) LD_PRELOAD=$je "$B/mallocbench" -t "$t" -n "$ops" ;;
+	jeprof) LD_PRELOAD=$je MALLOC_CONF=prof:true,prof_final:false "$B/mallocbench" -t "$t" -n "$ops" ;;
+	esac | sed -n 's/.*: \([0-9.]*\) s,.*/\1/p'
+}
+median() { sort -g "$1" | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+names="plain heaptap jemalloc jeprof"
+[ -n "$base" ] && names="plain base heaptap jemalloc jeprof"
+[ -f "$je" ] || names=$(echo "$names" | sed 's/ jemalloc jeprof//')
+for t in 1 2; do
+	echo "== wall, mallocbench -t $t -n $ops, median of $n interleaved runs"
+	for i in $(seq "$n"); do
+		for k in $names; do run "$k" "$t" >>"$T/$k.$t"; done
+	done
+	for k in $names; do eval "m_$k=$(median "$T/$k.$t")"; done
+	for k in $names; do
+		v=$(eval echo "\$m_$k")
+		case $k in
+		plain) echo "plain     $v s" ;;
+		heaptap|base) echo "$k $v s  x$(echo "scale=3; $v / $m_plain" | bc) vs plain" ;;
+		jemalloc) echo "jemalloc  $v s" ;;
+		jeprof) echo "jeprof    $v s  x$(echo "scale=3; $v / $m_jemalloc" | bc) vs jemalloc" ;;
+		esac
+	done
+done
