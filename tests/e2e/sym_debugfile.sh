@@ -68,3 +68,17 @@ compare_symbolizers "$T/gz" "$T/sites"
 mkdir -p "$T/zroot/.build-id/${bid:0:2}"
 objcopy --compress-debug-sections=zlib "$T/root/.build-id/${bid:0:2}/${bid:2}.debug" "$T/zroot/.build-id/${bid:0:2}/${bid:2}.debug"
 HEAPTAP_DEBUG_ROOT=$T/zroot a2l -e "$T/b1/prog" >"$T/o5b"; same "compressed separate debug file" "$T/o5b"
+
+# 6. Through a profile: a stripped program's frames get their lines from --debug-dir (any command).
+sp=$ROOT/tests/progs/sym_selfprof.c
+gcc -O1 -g -fno-omit-frame-pointer -o "$T/sp" "$sp" -ldl || fail "cannot build $sp"
+"$T/sp" "$T/sp.heap" || fail "sym_selfprof failed"
+spbid=$(readelf -n "$T/sp" | awk '/Build ID/ {print $3}')
+mkdir -p "$T/sproot/.build-id/${spbid:0:2}"
+objcopy --only-keep-debug "$T/sp" "$T/sproot/.build-id/${spbid:0:2}/${spbid:2}.debug"
+objcopy --strip-debug "$T/sp"
+"$HT" collapsed --lines "$T/sp" "$T/sp.heap" >"$T/c-nodbg" 2>&1 || fail "collapsed failed"
+grep -q "sym_selfprof.c:" "$T/c-nodbg" && fail "lines without the debug file"
+"$HT" collapsed --lines --debug-dir="$T/sproot" "$T/sp" "$T/sp.heap" >"$T/c-dbg" 2>&1 || fail "collapsed --debug-dir failed"
+grep -q "main $sp:[0-9]*;middle $sp:[0-9]*;leaf $sp:[0-9]* " "$T/c-dbg" || { cat "$T/c-dbg"; fail "collapsed --debug-dir: no lines"; }
+echo "ok: collapsed --debug-dir on a profile of a stripped program"
