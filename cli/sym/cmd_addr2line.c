@@ -155,6 +155,13 @@ int cmd_addr2line(int argc, char **argv)
 		rc = 2;
 		goto out;
 	}
+	FILE *probe = fopen(o.exe, "rb");
+	if (!probe) {
+		fprintf(stderr, "heaptap: addr2line: %s: %s\n", o.exe, strerror(errno));
+		rc = 1;
+		goto out;
+	}
+	fclose(probe);
 	if (n == 0) {
 		char line[256];
 		size_t lineno = 0;

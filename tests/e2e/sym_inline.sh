@@ -36,3 +36,12 @@ check() { # compiler flags...
 check gcc -O2 -g
 check gcc -O2 -gdwarf-4
 if command -v clang >/dev/null; then check clang -O2 -g; fi
+
+# The command's errors: exit 1 naming the missing file or the bad input line, 2 for usage.
+"$HT" addr2line -e "$T/nonexistent" 0x10 2>"$T/err"; [ $? = 1 ] || fail "missing file: want exit 1"
+grep -q "^heaptap: addr2line: $T/nonexistent: No such file or directory\$" "$T/err" || fail "missing file message: $(cat "$T/err")"
+"$HT" addr2line 0x10 2>/dev/null; [ $? = 2 ] || fail "no -e: want exit 2"
+"$HT" addr2line -e "$T/inl" zz 2>/dev/null; [ $? = 2 ] || fail "bad address argument: want exit 2"
+printf '0x10\nnot-hex\n' | "$HT" addr2line -e "$T/inl" 2>"$T/err" >/dev/null; [ $? = 1 ] || fail "bad stdin line: want exit 1"
+grep -q '<stdin>:2: not a hex address' "$T/err" || fail "bad stdin line message: $(cat "$T/err")"
+echo "ok: addr2line error handling"
