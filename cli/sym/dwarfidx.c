@@ -193,8 +193,12 @@ void dwarfidx_free(struct dwarfidx *x)
 
 /* ---- walking one CU ---- */
 
+/* DIE nesting deeper than this is taken as corrupt input (it would only exhaust the stack). */
+#define MAX_DIE_NESTING 512
+
 struct walk {
 	struct cu *c;
+	int level;      /* DIE nesting of the current walk_children call */
 	struct ival *iv;
 	size_t niv, iv_cap;
 	int failed;
@@ -324,8 +328,9 @@ static int32_t add_function(struct walk *w, Dwarf_Die *die, int32_t parent, int 
 static void walk_children(struct walk *w, Dwarf_Die *die, int32_t parent, int depth)
 {
 	Dwarf_Die child;
-	if (dwarf_child(die, &child) != 0)
+	if (w->level >= MAX_DIE_NESTING || dwarf_child(die, &child) != 0)
 		return;
+	w->level++;
 	do {
 		int32_t node;
 		switch (dwarf_tag(&child)) {
@@ -352,6 +357,7 @@ static void walk_children(struct walk *w, Dwarf_Die *die, int32_t parent, int de
 			break;
 		}
 	} while (!w->failed && dwarf_siblingof(&child, &child) == 0);
+	w->level--;
 }
 
 static int cmp_ival(const void *a, const void *b)
@@ -450,10 +456,10 @@ static int cmp_toprange(const void *a, const void *b)
 
 /* Lists the functions with code among the children of die (descending into namespaces),
    without entering them. */
-static void index_children(struct cu *c, Dwarf_Die *die)
+static void index_children(struct cu *c, Dwarf_Die *die, int level)
 {
 	Dwarf_Die child;
-	if (dwarf_child(die, &child) != 0)
+	if (level >= MAX_DIE_NESTING || dwarf_child(die, &child) != 0)
 		return;
 	do {
 		switch (dwarf_tag(&child)) {
@@ -479,7 +485,7 @@ static void index_children(struct cu *c, Dwarf_Die *die)
 		case DW_TAG_namespace:
 		case DW_TAG_module:
 		case DW_TAG_lexical_block:
-			index_children(c, &child);
+			index_children(c, &child, level + 1);
 			break;
 		default:
 			break;
@@ -492,7 +498,7 @@ static void index_cu(struct dwarfidx *x, struct cu *c)
 	if (c->indexed)
 		return;
 	c->indexed = 1;
-	index_children(c, &c->die);
+	index_children(c, &c->die, 0);
 	if (c->ntr)
 		qsort(c->tr, c->ntr, sizeof(*c->tr), cmp_toprange);
 	x->ntops_total += c->ntops;
