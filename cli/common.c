@@ -412,6 +412,10 @@ int common_read(const struct common_args *a, const char *path, struct profile *p
 			fprintf(stderr, "heaptap: %s: %s\n", path, err);
 		return 1;
 	}
+	if (p->format && strcmp(p->format, "heap_v2") == 0 && p->nmaps == 0)
+		fprintf(stderr, "heaptap: warning: %s: no MAPPED_LIBRARIES section (jemalloc and heaptap "
+		                "always write one): the file looks truncated, and its frames cannot be "
+		                "symbolized\n", path);
 	return 0;
 }
 
