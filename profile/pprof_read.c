@@ -16,6 +16,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "arena.h"
 #include "symtab.h"
 
 #define MAX_INFLATED ((size_t)1 << 30)
@@ -113,11 +114,7 @@ static void *grow(void *arr, size_t *cap, size_t need, size_t sz)
 	size_t c = *cap ? *cap * 2 : 16;
 	while (c < need)
 		c *= 2;
-	void *p = realloc(arr, c * sz);
-	if (!p) {
-		fprintf(stderr, "heaptap: out of memory\n");
-		abort();
-	}
+	void *p = arena_xrealloc(arr, c * sz);
 	*cap = c;
 	return p;
 }
@@ -386,17 +383,9 @@ static int build_strings(struct reader *r)
 		return fail(r, 0, "empty string table (string_table[0] must be \"\")");
 	if (r->strings[0].len != 0)
 		return fail(r, r->strings[0].off, "string_table[0] is not empty");
-	r->str = calloc(r->nstrings, sizeof *r->str);
-	if (!r->str) {
-		fprintf(stderr, "heaptap: out of memory\n");
-		abort();
-	}
+	r->str = arena_xcalloc(r->nstrings, sizeof *r->str);
 	for (size_t i = 0; i < r->nstrings; i++) {
-		char *s = malloc(r->strings[i].len + 1);
-		if (!s) {
-			fprintf(stderr, "heaptap: out of memory\n");
-			abort();
-		}
+		char *s = arena_xmalloc(r->strings[i].len + 1);
 		memcpy(s, r->d + r->strings[i].off, r->strings[i].len);
 		s[r->strings[i].len] = 0;
 		r->str[i] = s;
@@ -513,11 +502,7 @@ DEFINE_DUP(dup_map, struct rmap)
 static int add_location_syms(struct reader *r, struct profile *p, const struct rloc *l)
 {
 	struct prof_frame fr[64];
-	struct prof_frame *frames = l->nlines <= 64 ? fr : calloc(l->nlines, sizeof *frames);
-	if (!frames) {
-		fprintf(stderr, "heaptap: out of memory\n");
-		abort();
-	}
+	struct prof_frame *frames = l->nlines <= 64 ? fr : arena_xcalloc(l->nlines, sizeof *frames);
 	int rc = 0;
 	for (size_t i = 0; i < l->nlines; i++) {
 		const struct rline *ln = &r->lines[l->first_line + i];
@@ -560,11 +545,7 @@ static int add_location_syms(struct reader *r, struct profile *p, const struct r
 static int build_locations(struct reader *r, struct profile *p)
 {
 	r->nlocs = r->nlocspans;
-	r->locs = calloc(r->nlocs ? r->nlocs : 1, sizeof *r->locs);
-	if (!r->locs) {
-		fprintf(stderr, "heaptap: out of memory\n");
-		abort();
-	}
+	r->locs = arena_xcalloc(r->nlocs ? r->nlocs : 1, sizeof *r->locs);
 	for (size_t i = 0; i < r->nlocs; i++) {
 		if (scan_location(r, &r->locspans[i], &r->locs[i]) < 0)
 			return -1;
@@ -791,11 +772,7 @@ static uint8_t *gunzip(const uint8_t *data, size_t n, size_t *outn, char *err, s
 		return NULL;
 	}
 	size_t cap = n * 4 + 4096, len = 0;
-	uint8_t *out = malloc(cap);
-	if (!out) {
-		fprintf(stderr, "heaptap: out of memory\n");
-		abort();
-	}
+	uint8_t *out = arena_xmalloc(cap);
 	zs.next_in = (Bytef *)(uintptr_t)data;
 	int zr = Z_OK;
 	size_t in_done = 0;
@@ -807,11 +784,7 @@ static uint8_t *gunzip(const uint8_t *data, size_t n, size_t *outn, char *err, s
 				goto bad;
 			}
 			cap *= 2;
-			uint8_t *bigger = realloc(out, cap);
-			if (!bigger) {
-				fprintf(stderr, "heaptap: out of memory\n");
-				abort();
-			}
+			uint8_t *bigger = arena_xrealloc(out, cap);
 			out = bigger;
 		}
 		size_t left = n - in_done;
@@ -928,11 +901,7 @@ int pprof_read(const uint8_t *data, size_t n, struct profile *p, char *err, size
 	if (rc == 0)
 		rc = build_strings(&r);
 	if (rc == 0 && r.ntypes > 8) {
-		type_pv = calloc(r.ntypes, sizeof *type_pv);
-		if (!type_pv) {
-			fprintf(stderr, "heaptap: out of memory\n");
-			abort();
-		}
+		type_pv = arena_xcalloc(r.ntypes, sizeof *type_pv);
 	}
 	if (rc == 0)
 		rc = map_types(&r, type_pv, p);

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "../../base/hash.h"
+#include "../../profile/arena.h"
 #include "svgscript.h"
 #include "svgutil.h"
 
@@ -65,16 +66,6 @@ struct flame_graph {
 	uint32_t last_file_id;  /* profile share pointers, so most look-ups stop here */
 };
 
-static void *xrealloc(void *p, size_t n)
-{
-	void *q = realloc(p, n ? n : 1);
-	if (!q) {
-		fputs("heaptap: flame graph: out of memory\n", stderr);
-		abort();
-	}
-	return q;
-}
-
 /* FNV-1a folded once: the colours of every graph derive from it (palette_colour). */
 static uint64_t name_hash(const char *s)
 {
@@ -85,7 +76,7 @@ static uint64_t name_hash(const char *s)
 static void stab_grow(struct flame_graph *g)
 {
 	size_t cap = g->stab_cap ? g->stab_cap * 2 : 1024;
-	uint32_t *t = xrealloc(NULL, cap * sizeof *t);
+	uint32_t *t = arena_xmalloc(cap * sizeof *t);
 	memset(t, 0xff, cap * sizeof *t);
 	for (size_t i = 0; i < g->nnames; i++) {
 		size_t j = name_hash(g->names[i]) & (cap - 1);
@@ -110,10 +101,10 @@ static uint32_t intern(struct flame_graph *g, const char *s)
 	}
 	if (g->nnames == g->names_cap) {
 		g->names_cap = g->names_cap ? g->names_cap * 2 : 1024;
-		g->names = xrealloc(g->names, g->names_cap * sizeof *g->names);
+		g->names = arena_xrealloc(g->names, g->names_cap * sizeof *g->names);
 	}
 	size_t len = strlen(s);
-	char *c = xrealloc(NULL, len + 1);
+	char *c = arena_xmalloc(len + 1);
 	memcpy(c, s, len + 1);
 	g->names[g->nnames] = c;
 	g->stab[j] = (uint32_t)g->nnames;
@@ -122,7 +113,7 @@ static uint32_t intern(struct flame_graph *g, const char *s)
 
 struct flame_graph *flame_new(int reverse)
 {
-	struct flame_graph *g = xrealloc(NULL, sizeof *g);
+	struct flame_graph *g = arena_xmalloc(sizeof *g);
 	memset(g, 0, sizeof *g);
 	g->reverse = reverse;
 	g->last_file_id = NONE;
@@ -157,11 +148,11 @@ void flame_add_ids(struct flame_graph *g, const uint32_t *ids, const struct flam
 	g->base_total += base;
 	if (g->nstacks == g->stacks_cap) {
 		g->stacks_cap = g->stacks_cap ? g->stacks_cap * 2 : 1024;
-		g->stacks = xrealloc(g->stacks, g->stacks_cap * sizeof *g->stacks);
+		g->stacks = arena_xrealloc(g->stacks, g->stacks_cap * sizeof *g->stacks);
 	}
 	if (g->nframes + n > g->frames_cap) {
 		g->frames_cap = (g->nframes + n) * 2 + 4096;
-		g->frames = xrealloc(g->frames, g->frames_cap * sizeof *g->frames);
+		g->frames = arena_xrealloc(g->frames, g->frames_cap * sizeof *g->frames);
 	}
 	g->stacks[g->nstacks++] = (struct pending){(uint32_t)g->nframes, (uint32_t)n, value, base};
 	for (size_t k = 0; k < n; k++) {
@@ -184,7 +175,7 @@ void flame_add_ids(struct flame_graph *g, const uint32_t *ids, const struct flam
 void flame_add(struct flame_graph *g, const char *const *names, const struct flame_frame_info *info,
                size_t n, double value, double base)
 {
-	uint32_t *ids = xrealloc(NULL, (n ? n : 1) * sizeof *ids);
+	uint32_t *ids = arena_xmalloc((n ? n : 1) * sizeof *ids);
 	for (size_t i = 0; i < n; i++)
 		ids[i] = intern(g, names[i] ? names[i] : "??");
 	flame_add_ids(g, ids, info, n, value, base);
@@ -241,7 +232,7 @@ static uint32_t new_node(struct flame_graph *g, uint32_t parent, uint32_t key)
 {
 	if (g->nnodes == g->cap) {
 		g->cap = g->cap ? g->cap * 2 : 1024;
-		g->nodes = xrealloc(g->nodes, g->cap * sizeof *g->nodes);
+		g->nodes = arena_xrealloc(g->nodes, g->cap * sizeof *g->nodes);
 	}
 	struct fnode *n = &g->nodes[g->nnodes];
 	memset(n, 0, sizeof *n);
@@ -263,17 +254,17 @@ static void build(struct flame_graph *g)
 	g->nodes[0].vb = g->base_total;
 
 	size_t nn = g->nnames, ns = g->nstacks;
-	uint32_t *byname = xrealloc(NULL, nn * sizeof *byname), *rank = xrealloc(NULL, nn * sizeof *rank);
+	uint32_t *byname = arena_xmalloc(nn * sizeof *byname), *rank = arena_xmalloc(nn * sizeof *rank);
 	for (size_t i = 0; i < nn; i++)
 		byname[i] = (uint32_t)i;
 	struct sort_ctx sc = {g, NULL};
 	qsort_r(byname, nn, sizeof *byname, cmp_name, &sc);
 	for (size_t i = 0; i < nn; i++)
 		rank[byname[i]] = (uint32_t)i;
-	uint32_t *rkey = xrealloc(NULL, (g->nframes ? g->nframes : 1) * sizeof *rkey);
+	uint32_t *rkey = arena_xmalloc((g->nframes ? g->nframes : 1) * sizeof *rkey);
 	for (size_t i = 0; i < g->nframes; i++)
 		rkey[i] = rank[g->frames[i].key >> 1] << 1 | (g->frames[i].key & 1);
-	uint32_t *ord = xrealloc(NULL, (ns ? ns : 1) * sizeof *ord);
+	uint32_t *ord = arena_xmalloc((ns ? ns : 1) * sizeof *ord);
 	for (size_t i = 0; i < ns; i++)
 		ord[i] = (uint32_t)i;
 	sc.rkey = rkey;
@@ -292,7 +283,7 @@ static void build(struct flame_graph *g)
 			common++;
 		if (st->n > path_cap) {
 			path_cap = st->n * 2;
-			path = xrealloc(path, path_cap * sizeof *path);
+			path = arena_xrealloc(path, path_cap * sizeof *path);
 		}
 		for (size_t k = common; k < st->n; k++) {
 			uint32_t parent = k ? path[k - 1] : 0;
@@ -537,7 +528,7 @@ int flame_write_svg(const struct flame_graph *cg, const struct flame_options *o,
 	/* Which frames are drawn: wide enough and under a drawn parent (a child is never wider
 	   than its parent, so pruning is inherited anyway; checking the parent keeps it exact). */
 	size_t n = g->nnodes;
-	unsigned char *draw = xrealloc(NULL, n);
+	unsigned char *draw = arena_xmalloc(n);
 	int maxdepth = 0;
 	size_t ndrawn = 0, npruned = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -621,7 +612,7 @@ int flame_write_svg(const struct flame_graph *cg, const struct flame_options *o,
 		fprintf(out, "<text x=\"%.2f\" y=\"%.1f\">", x0 + 3, y + fh - 4.5);
 		if (f->inl) { /* the label carries the mark too, when it fits */
 			size_t len = strlen(g->names[f->name]);
-			char *lab = xrealloc(NULL, len + 10);
+			char *lab = arena_xmalloc(len + 10);
 			memcpy(lab, g->names[f->name], len);
 			memcpy(lab + len, " [inline]", 10);
 			svgutil_label(out, lab, w - 3, char_px);

@@ -16,6 +16,7 @@
 #include <zlib.h>
 
 #include "../../base/hash.h"
+#include "../../profile/arena.h"
 #include "../../profile/pbwrite.h"
 #include "../../profile/pprof_read.h"
 #include "../../profile/symtab.h"
@@ -33,16 +34,6 @@ enum {
 	F_ID = 1, F_NAME = 2, F_SYSTEM_NAME = 3, F_FILENAME = 4,
 };
 
-static void *xcalloc(size_t n, size_t sz)
-{
-	void *p = calloc(n ? n : 1, sz);
-	if (!p) {
-		fprintf(stderr, "heaptap: out of memory\n");
-		exit(1);
-	}
-	return p;
-}
-
 /* ---- u64 -> u64 map (value 0 = absent) ---- */
 
 struct u64map {
@@ -54,8 +45,8 @@ static void u64map_init(struct u64map *m)
 {
 	m->cap = 1024;
 	m->count = 0;
-	m->keys = xcalloc(m->cap, sizeof *m->keys);
-	m->vals = xcalloc(m->cap, sizeof *m->vals);
+	m->keys = arena_xcalloc(m->cap, sizeof *m->keys);
+	m->vals = arena_xcalloc(m->cap, sizeof *m->vals);
 }
 
 static void u64map_release(struct u64map *m)
@@ -80,8 +71,8 @@ static uint64_t u64map_get(const struct u64map *m, uint64_t key)
 static void u64map_put(struct u64map *m, uint64_t key, uint64_t val)
 {
 	if ((m->count + 1) * 2 > m->cap) {
-		struct u64map big = { xcalloc(m->cap * 2, sizeof(uint64_t)),
-		                      xcalloc(m->cap * 2, sizeof(uint64_t)), m->cap * 2, 0 };
+		struct u64map big = { arena_xcalloc(m->cap * 2, sizeof(uint64_t)),
+		                      arena_xcalloc(m->cap * 2, sizeof(uint64_t)), m->cap * 2, 0 };
 		for (size_t i = 0; i < m->cap; i++)
 			if (m->vals[i])
 				u64map_put(&big, m->keys[i], m->vals[i]);
@@ -121,7 +112,7 @@ static uint64_t intern(struct exporter *x, const char *s)
 		s = "";
 	if ((x->nstrs + 1) * 2 > x->stab_cap) {
 		size_t cap = x->stab_cap ? x->stab_cap * 2 : 1024;
-		size_t *tab = xcalloc(cap, sizeof *tab);
+		size_t *tab = arena_xcalloc(cap, sizeof *tab);
 		for (size_t i = 0; i < x->nstrs; i++) {
 			size_t j = hash_str(x->strs[i]) & (cap - 1);
 			while (tab[j])
@@ -140,11 +131,7 @@ static uint64_t intern(struct exporter *x, const char *s)
 	}
 	if (x->nstrs == x->strs_cap) {
 		x->strs_cap = x->strs_cap ? x->strs_cap * 2 : 256;
-		x->strs = realloc(x->strs, x->strs_cap * sizeof *x->strs);
-		if (!x->strs) {
-			fprintf(stderr, "heaptap: out of memory\n");
-			exit(1);
-		}
+		x->strs = arena_xrealloc(x->strs, x->strs_cap * sizeof *x->strs);
 	}
 	x->strs[x->nstrs] = strdup(s);
 	if (!x->strs[x->nstrs]) {
@@ -196,7 +183,7 @@ static uint64_t location_of(struct exporter *x, uint64_t addr)
 	const struct prof_symbol *sym = x->p->syms ? symtab_get(x->p->syms, addr) : NULL;
 	uint32_t nframes = sym ? sym->nframes : 0;
 	uint64_t fids_small[16];
-	uint64_t *fids = nframes <= 16 ? fids_small : xcalloc(nframes, sizeof *fids);
+	uint64_t *fids = nframes <= 16 ? fids_small : arena_xcalloc(nframes, sizeof *fids);
 	for (uint32_t i = 0; i < nframes; i++) {
 		const struct prof_frame *fr = &sym->frames[i];
 		fids[i] = fr->func || fr->file ? function_of(x, fr) : 0;
@@ -291,7 +278,7 @@ static void write_comment(struct exporter *x, const char *key, const char *val, 
 	if (!val || !*val)
 		return;
 	size_t len = strlen(key) + strlen(val) + 1;
-	char *s = xcalloc(len, 1);
+	char *s = arena_xcalloc(len, 1);
 	snprintf(s, len, "%s%s", key, val);
 	ids[(*n)++] = intern(x, s);
 	free(s);
@@ -342,7 +329,7 @@ int pprof_export(const struct profile *p, const char *path, int gzip)
 		}
 	}
 	size_t cap = 4u << 20;
-	uint8_t *buf = xcalloc(cap, 1);
+	uint8_t *buf = arena_xcalloc(cap, 1);
 	pbwrite_init(&x.pb, buf, cap, sink, &x);
 	u64map_init(&x.funcs);
 	u64map_init(&x.locs);

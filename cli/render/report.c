@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../../profile/arena.h"
 #include "../stacks.h"
 #include "flame.h"
 #include "svgflame.h"
@@ -23,16 +24,6 @@
 #define TABLE_ROWS 25   /* rows of the peak dump's top table */
 #define GROWER_ROWS 15
 #define SUSPECT_ROWS 15
-
-static void *xrealloc(void *p, size_t n)
-{
-	void *q = realloc(p, n ? n : 1);
-	if (!q) {
-		fputs("heaptap: report: out of memory\n", stderr);
-		abort();
-	}
-	return q;
-}
 
 /* ---- fits ---- */
 
@@ -114,7 +105,7 @@ static uint64_t hash_str(const char *s)
 static void set_grow(struct series_set *ss)
 {
 	size_t cap = ss->tab_cap ? ss->tab_cap * 2 : 1024;
-	uint32_t *t = xrealloc(NULL, cap * sizeof *t);
+	uint32_t *t = arena_xmalloc(cap * sizeof *t);
 	memset(t, 0, cap * sizeof *t);
 	for (size_t i = 0; i < ss->n; i++) {
 		size_t j = hash_str(ss->s[i].key) & (cap - 1);
@@ -140,12 +131,12 @@ static struct series *set_get(struct series_set *ss, const char *key)
 	}
 	if (ss->n == ss->cap) {
 		ss->cap = ss->cap ? ss->cap * 2 : 256;
-		ss->s = xrealloc(ss->s, ss->cap * sizeof *ss->s);
+		ss->s = arena_xrealloc(ss->s, ss->cap * sizeof *ss->s);
 	}
 	struct series *s = &ss->s[ss->n];
 	memset(s, 0, sizeof *s);
 	size_t len = strlen(key);
-	s->key = xrealloc(NULL, len + 1);
+	s->key = arena_xmalloc(len + 1);
 	memcpy(s->key, key, len + 1);
 	const char *nl = strrchr(s->key, '\n');
 	s->leaf = nl ? nl + 1 : s->key;
@@ -154,12 +145,12 @@ static struct series *set_get(struct series_set *ss, const char *key)
 		while (p > s->key && p[-1] != '\n')
 			p--;
 		size_t cl = (size_t)(nl - p);
-		char *c = xrealloc(NULL, cl + 1);
+		char *c = arena_xmalloc(cl + 1);
 		memcpy(c, p, cl);
 		c[cl] = 0;
 		s->caller = c;
 	}
-	s->v = xrealloc(NULL, ss->ndumps * sizeof *s->v);
+	s->v = arena_xmalloc(ss->ndumps * sizeof *s->v);
 	memset(s->v, 0, ss->ndumps * sizeof *s->v);
 	ss->tab[j] = (uint32_t)ss->n + 1;
 	ss->n++;
@@ -189,7 +180,7 @@ static void set_add_dump(struct series_set *ss, const struct stacks *st, size_t 
 			len += strlen(st->names[tr->frames[i]].name) + 1;
 		if (len + 1 > cap) {
 			cap = (len + 1) * 2;
-			key = xrealloc(key, cap);
+			key = arena_xrealloc(key, cap);
 		}
 		char *o = key;
 		for (uint32_t i = 0; i < tr->nframes; i++) {
@@ -398,7 +389,7 @@ static void write_chart(struct ctx *c)
 	fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n", ml + pw / 2, H - 6,
 	        in->time_known ? "time since the first dump" : "dump index (no usable times)");
 	/* stacked areas, bottom up: the top series first, then "other" */
-	double *lo = xrealloc(NULL, n * sizeof *lo), *hi = xrealloc(NULL, n * sizeof *hi);
+	double *lo = arena_xmalloc(n * sizeof *lo), *hi = arena_xmalloc(n * sizeof *hi);
 	memset(lo, 0, n * sizeof *lo);
 	for (size_t k = 0; k <= c->nchart; k++) {
 		const struct series *s = k < c->nchart ? &c->ss.s[c->order[k]] : NULL;
@@ -547,7 +538,7 @@ static void write_site_suspects(struct ctx *c)
 		for (size_t i = 0; i < n; i++)
 			site->v[i] += s->v[i];
 	}
-	uint32_t *ord = xrealloc(NULL, (sites.n ? sites.n : 1) * sizeof *ord);
+	uint32_t *ord = arena_xmalloc((sites.n ? sites.n : 1) * sizeof *ord);
 	size_t nsus = 0;
 	for (size_t k = 0; k < sites.n; k++) {
 		struct series *s = &sites.s[k];
@@ -730,7 +721,7 @@ int report_write_html(FILE *out, const struct common_args *a, const struct repor
 	c.in = in;
 	c.space = common_is_space(a);
 	c.ss.ndumps = in->n;
-	c.total = xrealloc(NULL, in->n * sizeof *c.total);
+	c.total = arena_xmalloc(in->n * sizeof *c.total);
 
 	struct stacks_options so;
 	stacks_options_from(&so, a);
@@ -776,9 +767,9 @@ int report_write_html(FILE *out, const struct common_args *a, const struct repor
 		s->noise = report_noise(s->peak, in->dumps[0].period, c.space);
 	}
 	size_t ns = c.ss.n;
-	uint32_t *by_peak = xrealloc(NULL, (ns ? ns : 1) * sizeof *by_peak);
-	uint32_t *by_slope = xrealloc(NULL, (ns ? ns : 1) * sizeof *by_slope);
-	uint32_t *by_growth = xrealloc(NULL, (ns ? ns : 1) * sizeof *by_growth);
+	uint32_t *by_peak = arena_xmalloc((ns ? ns : 1) * sizeof *by_peak);
+	uint32_t *by_slope = arena_xmalloc((ns ? ns : 1) * sizeof *by_slope);
+	uint32_t *by_growth = arena_xmalloc((ns ? ns : 1) * sizeof *by_growth);
 	for (size_t k = 0; k < ns; k++)
 		by_peak[k] = by_slope[k] = by_growth[k] = (uint32_t)k;
 	qsort_r(by_peak, ns, sizeof *by_peak, cmp_peak, &c);

@@ -9,17 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../profile/arena.h"
 #include "../../profile/symtab.h"
-
-static void *xrealloc(void *p, size_t n)
-{
-	void *q = realloc(p, n ? n : 1);
-	if (!q) {
-		fputs("heaptap: flame graph: out of memory\n", stderr);
-		abort();
-	}
-	return q;
-}
 
 /* Fills info[0..nframes) root first from the sample's symbols; returns 0 if they do not line up. */
 static int frame_infos(const struct profile *p, const struct stacks_trace *tr, struct flame_frame_info *info)
@@ -49,7 +40,7 @@ static int frame_infos(const struct profile *p, const struct stacks_trace *tr, s
 void svgflame_add_stacks(struct flame_graph *g, const struct stacks *s, const struct profile *p, int as_base)
 {
 	/* Every display name interned once, without its "[inline]" suffix. */
-	uint32_t *gid = xrealloc(NULL, (s->nnames ? s->nnames : 1) * sizeof *gid);
+	uint32_t *gid = arena_xmalloc((s->nnames ? s->nnames : 1) * sizeof *gid);
 	char *tmp = NULL;
 	size_t tcap = 0;
 	for (size_t i = 0; i < s->nnames; i++) {
@@ -58,7 +49,7 @@ void svgflame_add_stacks(struct flame_graph *g, const struct stacks *s, const st
 		if (s->names[i].inlined && len >= 8 && strcmp(nm + len - 8, "[inline]") == 0) {
 			if (len > tcap) {
 				tcap = len * 2;
-				tmp = xrealloc(tmp, tcap);
+				tmp = arena_xrealloc(tmp, tcap);
 			}
 			memcpy(tmp, nm, len - 8);
 			tmp[len - 8] = 0;
@@ -76,8 +67,8 @@ void svgflame_add_stacks(struct flame_graph *g, const struct stacks *s, const st
 			continue;
 		if (tr->nframes > cap) {
 			cap = tr->nframes * 2;
-			ids = xrealloc(ids, cap * sizeof *ids);
-			info = xrealloc(info, cap * sizeof *info);
+			ids = arena_xrealloc(ids, cap * sizeof *ids);
+			info = arena_xrealloc(info, cap * sizeof *info);
 		}
 		int have = frame_infos(p, tr, info);
 		for (uint32_t i = 0; i < tr->nframes; i++) {
