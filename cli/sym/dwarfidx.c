@@ -1,7 +1,7 @@
 /*
- * dwarfidx.c - the per-file DWARF address index: compile-unit ranges read up front, each
- * CU's function tree walked once on first use into disjoint "innermost function" segments,
- * line numbers from libdw's sorted line tables.
+ * dwarfidx.c - the per-file DWARF address index: compile-unit ranges read up front, a CU's
+ * list of functions on its first use, each function's DIE tree walked once on its first use
+ * into disjoint "innermost function" segments, line numbers from libdw's sorted line tables.
  *
  * Why this exists instead of dwarf_getscopes / dwfl_module_addrsym per address: those rescan
  * a CU's DIE tree and the symbol table for every address (eu-addr2line -f -i takes minutes on

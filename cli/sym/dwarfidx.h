@@ -6,9 +6,10 @@
  * functions (their DIEs are skipped, not entered); the first address that falls in one of
  * those functions walks its DIE tree ONCE (inlined subroutines with their nesting and call
  * sites) into a sorted array of disjoint address segments, each naming the innermost
- * function there. The CU's line table comes from libdw (dwarf_getsrclines, sorted once). Per-address work is a
- * few binary searches: no scope walks, no symbol-table scans. This does not read ELF symbol
- * tables, find files, or know about mappings. CLI only: it allocates; not thread-safe.
+ * function there. The CU's line table comes from libdw (dwarf_getsrclines, sorted once).
+ * Per-address work is a few binary searches: no scope walks, no symbol-table scans. This does
+ * not read ELF symbol tables, find files, or know about mappings. CLI only: it allocates; not
+ * thread-safe.
  */
 #ifndef HEAPTAP_CLI_SYM_DWARFIDX_H
 #define HEAPTAP_CLI_SYM_DWARFIDX_H
