@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../../base/hash.h"
 #include "../../profile/arena.h"
 #include "../stacks.h"
 #include "flame.h"
@@ -91,16 +92,6 @@ struct series_set {
 	size_t tab_cap;
 	size_t ndumps;
 };
-
-static uint64_t hash_str(const char *s)
-{
-	uint64_t h = 1469598103934665603ull;
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 1099511628211ull;
-	}
-	return h ^ (h >> 31);
-}
 
 static void set_grow(struct series_set *ss)
 {
