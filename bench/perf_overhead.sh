@@ -3,7 +3,8 @@
 # (1) callgrind instruction counts (deterministic: noise-free on a shared machine) of one
 # thread, plain and preloaded, per malloc-family call; (2) wall-time medians of N interleaved
 # runs with 1 and 2 threads of: glibc, glibc + heaptap, jemalloc, jemalloc prof:true (its own
-# profiler, default lg_prof_sample:19), and optionally a second heaptap build (BASE=path.so)
+# profiler, default lg_prof_sample:19), heaptap over jemalloc (LD_PRELOAD="heaptap jemalloc":
+# the same allocator below both profilers), and optionally a second heaptap build (BASE=path.so)
 # for before/after comparisons in the same runs. Prints numbers; checks nothing.
 #
 # Env: N (runs, 9), OPS (ops per thread, 300000), CG=0 skips callgrind, LIB, BASE.
@@ -46,12 +47,13 @@ run() { # run NAME THREADS -> seconds printed by mallocbench
 	base) HEAPTAP_CONF=$HT_CONF LD_PRELOAD=$base "$B/mallocbench" -t "$t" -n "$ops" ;;
 	jemalloc) LD_PRELOAD=$je "$B/mallocbench" -t "$t" -n "$ops" ;;
 	jeprof) LD_PRELOAD=$je MALLOC_CONF=prof:true,prof_final:false "$B/mallocbench" -t "$t" -n "$ops" ;;
+	htje) HEAPTAP_CONF=$HT_CONF LD_PRELOAD="$lib $je" "$B/mallocbench" -t "$t" -n "$ops" ;;
 	esac | sed -n 's/.*: \([0-9.]*\) s,.*/\1/p'
 }
 median() { sort -g "$1" | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-names="plain heaptap jemalloc jeprof"
-[ -n "$base" ] && names="plain base heaptap jemalloc jeprof"
-[ -f "$je" ] || names=$(echo "$names" | sed 's/ jemalloc jeprof//')
+names="plain heaptap jemalloc jeprof htje"
+[ -n "$base" ] && names="plain base heaptap jemalloc jeprof htje"
+[ -f "$je" ] || names=$(echo "$names" | sed 's/ jemalloc jeprof htje//')
 for t in 1 2; do
 	echo "== wall, mallocbench -t $t -n $ops, median of $n interleaved runs"
 	for i in $(seq "$n"); do
@@ -64,7 +66,8 @@ for t in 1 2; do
 		plain) echo "plain     $v s" ;;
 		heaptap|base) echo "$k $v s  x$(echo "scale=3; $v / $m_plain" | bc) vs plain" ;;
 		jemalloc) echo "jemalloc  $v s" ;;
-		jeprof) echo "jeprof    $v s  x$(echo "scale=3; $v / $m_jemalloc" | bc) vs jemalloc" ;;
+		jeprof) echo "jeprof    $v s  x$(echo "scale=3; $v / $m_jemalloc" | bc) vs jemalloc (jemalloc's profiler)" ;;
+		htje) echo "htje      $v s  x$(echo "scale=3; $v / $m_jemalloc" | bc) vs jemalloc (heaptap over jemalloc)" ;;
 		esac
 	done
 done
