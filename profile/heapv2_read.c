@@ -26,7 +26,7 @@ void heapv2_read_unsample(double period, double *objs, double *bytes)
  * *thread = -1 for t*), 2 when valid up to ']' but followed by text (a thread name: jeprof
  * ignores the line), 0 when the line is not a count line, -1 when it is a broken one.
  */
-static int parse_count_line(const char *s, long *thread, double v[4])
+static int parse_count_line(const char *s, long *thread, double v[PV_COUNT])
 {
 	if (s[0] != 't')
 		return 0;
@@ -101,7 +101,7 @@ int heapv2_read_scan(struct textscan *ts, struct profile *p, char *err, size_t e
 			continue;
 		}
 		long thread;
-		double v[4];
+		double v[PV_COUNT];
 		int c = parse_count_line(t, &thread, v);
 		if (c < 0) {
 			textscan_error(ts, err, errcap,
@@ -120,8 +120,7 @@ int heapv2_read_scan(struct textscan *ts, struct profile *p, char *err, size_t e
 		heapv2_read_unsample(period, &v[2], &v[3]);
 		if (v[2] != 0 || v[3] != 0)
 			p->has_alloc = 1;
-		double pv[PV_COUNT] = {v[0], v[1], v[2], v[3]};
-		profile_add(p, stack, (uint32_t)nstack, pv);
+		profile_add(p, stack, (uint32_t)nstack, v);
 	}
 	free(addrs);
 	free(stack);

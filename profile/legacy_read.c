@@ -36,7 +36,7 @@ int legacy_read_scan(struct textscan *ts, struct profile *p, char *err, size_t e
 	double adj = 0;
 	char type[64] = "";
 	const char *q = textscan_skip_space(h + sizeof tag - 1);
-	double hv[4];
+	double hv[PV_COUNT];
 	if (textscan_counts(&q, hv) == 0) {
 		/* (\s*@\s*([^/]*)(/(\d+))?)? */
 		const char *r = textscan_skip_space(q);
@@ -92,7 +92,7 @@ int legacy_read_scan(struct textscan *ts, struct profile *p, char *err, size_t e
 			continue;
 		}
 		const char *s = t;
-		double v[4];
+		double v[PV_COUNT];
 		if (textscan_counts(&s, v) != 0) {
 			textscan_error(ts, err, errcap,
 			               ts->last_unterminated ? "truncated record" : "malformed record");
@@ -121,8 +121,7 @@ int legacy_read_scan(struct textscan *ts, struct profile *p, char *err, size_t e
 		}
 		if (v[2] != 0 || v[3] != 0)
 			p->has_alloc = 1;
-		double pv[PV_COUNT] = {v[0], v[1], v[2], v[3]};
-		profile_add(p, addrs, (uint32_t)n, pv);
+		profile_add(p, addrs, (uint32_t)n, v);
 	}
 	free(addrs);
 	return textscan_finish(ts, p, rc);

@@ -420,7 +420,7 @@ int textscan_skip_heap_marker(struct textscan *ts)
 	return 1;
 }
 
-int textscan_counts(const char **s, double v[4])
+int textscan_counts(const char **s, double v[PV_COUNT])
 {
 	const char *p = *s;
 	if (textscan_decimal(&p, &v[0]) || *p++ != ':' || !textscan_space((unsigned char)*p))

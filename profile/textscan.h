@@ -66,7 +66,7 @@ const char *textscan_skip_space(const char *s);
 int textscan_decimal(const char **s, double *v);
 /* Parses the counts "n: s [an: as]" at *s (perl: \d+:\s+\d+\s+\[\s*\d+:\s+\d+\]) into v and
    advances *s past the ']'. Returns 0, or -1 when they are malformed. */
-int textscan_counts(const char **s, double v[4]);
+int textscan_counts(const char **s, double v[PV_COUNT]);
 /* Parses one address token [0x|0X]<hex digits> of exactly tlen bytes. Returns 0, -1 when it is
    not hex, -2 when it has more than 16 significant digits. */
 int textscan_hex_token(const char *tok, size_t tlen, uint64_t *v);
