@@ -245,9 +245,13 @@ static void add_map_path(struct profile *p, uint64_t start, uint64_t limit, uint
 	}
 }
 
-int textscan_maps_line(struct profile *p, char *line, char *build_dir, size_t build_cap)
+static int metadata_line(struct profile *p, const char *line);
+
+/* Handles one line of the memory-map section (see textscan_trailer_line); build_dir holds the
+   last build= directory. Returns 1 when the line was heaptap metadata, else 0. */
+static int maps_line(struct profile *p, char *line, char *build_dir, size_t build_cap)
 {
-	if (textscan_metadata(p, line))
+	if (metadata_line(p, line))
 		return 1;
 	const char *s = textscan_skip_space(line);
 	if (strncmp(s, "build=", 6) == 0) {
@@ -345,7 +349,8 @@ static void metadata_mapping(struct profile *p, const char *s)
 	p->maps[p->nmaps - 1].unloaded = unloaded;
 }
 
-int textscan_metadata(struct profile *p, const char *line)
+/* Handles "# heaptap: key=value" (line must start with it). Returns 1 if it did, else 0. */
+static int metadata_line(struct profile *p, const char *line)
 {
 	static const char tag[] = "# heaptap:";
 	if (strncmp(line, tag, sizeof tag - 1) != 0)
@@ -454,14 +459,14 @@ int textscan_trailer_line(struct textscan *ts, struct profile *p)
 {
 	char *line = ts->line;
 	if (ts->in_maps) {
-		ts->metadata |= textscan_maps_line(p, line, ts->build_dir, sizeof ts->build_dir);
+		ts->metadata |= maps_line(p, line, ts->build_dir, sizeof ts->build_dir);
 		return 1;
 	}
 	if (strncmp(line, "MAPPED_LIBRARIES:", 17) == 0 || strncmp(line, "--- Memory map:", 15) == 0) {
 		ts->in_maps = 1;
 		return 1;
 	}
-	if (textscan_metadata(p, line)) {
+	if (metadata_line(p, line)) {
 		ts->metadata = 1;
 		return 1;
 	}

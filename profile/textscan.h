@@ -83,18 +83,12 @@ void textscan_error_address(const struct textscan *ts, char *err, size_t errcap,
 void textscan_fix_callers(uint64_t *addrs, size_t n);
 
 /*
- * Handles one line of the memory-map section (after MAPPED_LIBRARIES: or --- Memory map:):
- * a /proc/<pid>/maps line (executable ones become mappings), the compact "start-end: path"
- * form, "build=<dir>", or a "# heaptap: key=value" metadata line. Anything else is ignored.
- * build_dir is the caller's state for build= substitution (char[4096], "" initially).
- * Returns 1 when the line was heaptap metadata, else 0.
+ * Consumes ts->line when it belongs to the part every text format shares: the
+ * MAPPED_LIBRARIES: or "--- Memory map:" marker; any line after it (a /proc/<pid>/maps line,
+ * whose executable ones become mappings, the compact "start-end: path" form, "build=<dir>"
+ * substituted into later paths, a metadata line; anything else is ignored); or a
+ * "# heaptap: key=value" metadata line. Returns 1 when it did, 0 when the line is the caller's.
  */
-int textscan_maps_line(struct profile *p, char *line, char *build_dir, size_t build_cap);
-/* Handles "# heaptap: key=value" (line must start with it). Returns 1 if it did, else 0. */
-int textscan_metadata(struct profile *p, const char *line);
-/* Consumes ts->line when it belongs to the part every text format shares: the
-   MAPPED_LIBRARIES: or "--- Memory map:" marker, any line after it (textscan_maps_line), or a
-   "# heaptap:" metadata line. Returns 1 when it did, 0 when the line is the caller's. */
 int textscan_trailer_line(struct textscan *ts, struct profile *p);
 /* Ends a reader's scan with result rc: marks the frames as jemalloc's unless heaptap metadata
    was seen, and compacts p when rc is 0. Returns rc. */
