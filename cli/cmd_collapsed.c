@@ -126,6 +126,10 @@ int cmd_collapsed(int argc, char **argv)
 		common_args_release(&a);
 		return rc;
 	}
+	if (common_redirect_stdout(&a)) {
+		common_args_release(&a);
+		return 1;
+	}
 	struct folded *arr = NULL;
 	size_t n = 0, cap = 0;
 	struct profile p, b;

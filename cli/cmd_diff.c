@@ -157,6 +157,10 @@ int cmd_diff(int argc, char **argv)
 		common_args_release(&a);
 		return rc;
 	}
+	if (common_redirect_stdout(&a)) {
+		common_args_release(&a);
+		return 1;
+	}
 	struct profile p, b;
 	profile_init(&p);
 	profile_init(&b);

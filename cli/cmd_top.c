@@ -29,6 +29,10 @@ int cmd_top(int argc, char **argv)
 		common_args_release(&a);
 		return rc;
 	}
+	if (common_redirect_stdout(&a)) {
+		common_args_release(&a);
+		return 1;
+	}
 	struct profile p;
 	profile_init(&p);
 	rc = common_load(&a, &p, 1);

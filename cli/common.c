@@ -77,6 +77,7 @@ static const char shared_help[] =
 	"  --debug-dir=DIR        root of separate debug files (default /usr/lib/debug)\n"
 	"  --no-demangle --no-inlines             raw symbol names; no inlined frames\n"
 	"  --no-symbolize         show raw addresses\n"
+	"  -o FILE, --output=FILE write to FILE instead of stdout\n"
 	"  BINARY and PROFILE arguments may come in any order (an ELF file is the binary)\n";
 
 const char *common_value_name(int k)
@@ -416,6 +417,17 @@ int common_read(const struct common_args *a, const char *path, struct profile *p
 		fprintf(stderr, "heaptap: warning: %s: no MAPPED_LIBRARIES section (jemalloc and heaptap "
 		                "always write one): the file looks truncated, and its frames cannot be "
 		                "symbolized\n", path);
+	return 0;
+}
+
+int common_redirect_stdout(const struct common_args *a)
+{
+	if (!a->output || strcmp(a->output, "-") == 0)
+		return 0;
+	if (!freopen(a->output, "w", stdout)) {
+		fprintf(stderr, "heaptap: %s: %s\n", a->output, strerror(errno));
+		return 1;
+	}
 	return 0;
 }
 

@@ -96,6 +96,10 @@ struct common_args {
 int common_parse(struct common_args *a, int argc, char **argv, const struct common_extra *extra);
 void common_args_release(struct common_args *a);
 
+/* For commands that print their report (top, diff, collapsed): with -o FILE (not "-"), points
+   stdout at FILE (created or truncated). Returns 0, or 1 with "heaptap: FILE: <why>" printed. */
+int common_redirect_stdout(const struct common_args *a);
+
 /* Prints "heaptap: <cmd>: <msg>" and the --help hint to stderr; returns 2. */
 int common_usage_error(const struct common_args *a, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
