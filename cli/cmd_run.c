@@ -186,8 +186,9 @@ static int is_static_elf(const char *path)
 	return is_static;
 }
 
-/* Runs argv with the collector; returns the status to exit with, *pid the child's pid. */
-static int run_child(char **argv, const char *lib, const char *conf, pid_t *pid_out)
+/* Runs argv with the collector; returns the status to exit with, *pid the child's pid, *sig
+   the signal that killed it (0 when it exited). */
+static int run_child(char **argv, const char *lib, const char *conf, pid_t *pid_out, int *sig)
 {
 	const char *old = getenv("LD_PRELOAD");
 	char *preload;
@@ -227,6 +228,7 @@ static int run_child(char **argv, const char *lib, const char *conf, pid_t *pid_
 		return -1;
 	if (WIFEXITED(st))
 		return WEXITSTATUS(st);
+	*sig = WTERMSIG(st);
 	return 128 + WTERMSIG(st);
 }
 
@@ -269,8 +271,9 @@ static double peak_from_gdumps(const struct common_args *a, const char *dir, pid
 	return peak;
 }
 
-/* The final dump of pid under dir (heaptap.<pid>.<seq>.f.heap, the highest seq), or NULL. */
-static char *find_dump(const char *dir, pid_t pid)
+/* The final dump of pid under dir (heaptap.<pid>.<seq>.f.heap, the highest seq), or with
+   final_only 0 its newest dump of any kind (heaptap.<pid>.<seq>.<kind><n>.heap); NULL if none. */
+static char *find_dump(const char *dir, pid_t pid, int final_only)
 {
 	DIR *d = opendir(dir);
 	if (!d)
@@ -282,7 +285,8 @@ static char *find_dump(const char *dir, pid_t pid)
 	struct dirent *e;
 	while ((e = readdir(d))) {
 		size_t n = strlen(e->d_name);
-		if (strncmp(e->d_name, prefix, (size_t)plen) != 0 || n < 7 || strcmp(e->d_name + n - 7, ".f.heap") != 0)
+		if (strncmp(e->d_name, prefix, (size_t)plen) != 0 || n < 7 ||
+		    strcmp(e->d_name + n - (final_only ? 7 : 5), final_only ? ".f.heap" : ".heap") != 0)
 			continue;
 		long seq = strtol(e->d_name + plen, NULL, 10);
 		if (seq > best_seq) {
@@ -373,7 +377,7 @@ static void print_sites(const struct stacks *s, const struct site *sites, size_t
 
 /* Prints the live-at-exit report of the dump at path. Returns 0 or 1. */
 static int report(const struct common_args *a, const struct run_opts *o, const char *path,
-                  const char *prog, double peak, int npeak)
+                  const char *prog, const char *when, double peak, int npeak)
 {
 	struct profile p;
 	profile_init(&p);
@@ -445,10 +449,10 @@ static int report(const struct common_args *a, const struct run_opts *o, const c
 	}
 	if (live > 0) {
 		human_bytes(live, b1, sizeof(b1), 0);
-		printf("heaptap: live heap of %s at exit: %s in %.0f objects%s\n", prog, b1, live_objs, note);
+		printf("heaptap: live heap of %s %s: %s in %.0f objects%s\n", prog, when, b1, live_objs, note);
 	} else {
-		printf("heaptap: live heap of %s at exit: none (every sampled allocation was freed)%s\n",
-		       prog, note);
+		printf("heaptap: live heap of %s %s: none (every sampled allocation was freed)%s\n",
+		       prog, when, note);
 	}
 	if (npeak > 0) {
 		human_bytes(peak > live ? peak : live, b1, sizeof(b1), 0);
@@ -541,28 +545,38 @@ int cmd_run(int argc, char **argv)
 		return 1;
 	}
 	pid_t pid = 0;
-	int status = run_child(a.rest, lib, conf, &pid);
+	int sig = 0;
+	int status = run_child(a.rest, lib, conf, &pid, &sig);
 	if (status < 0) {
 		fprintf(stderr, "heaptap: run: %s: %s\n", a.rest[0], strerror(errno));
 		status = 1;
 		goto done;
 	}
-	if (status == 127 || status == 126) {
-		/* exec failed (the child said why) or the program said so itself */
-		if (!find_dump(dir, pid))
-			goto done;
-	}
-	char *dump = find_dump(dir, pid);
+	char *dump = find_dump(dir, pid, 1);
+	const char *when = "at exit";
+	if (!dump && !sig && (status == 127 || status == 126))
+		goto done; /* exec failed (the child said why) */
 	if (!dump) {
-		fprintf(stderr, "heaptap: run: %s left no final dump in %s (did it call _exit, or crash?)\n",
-		        a.rest[0], dir);
-		if (status == 0)
-			status = 1;
-		goto done;
+		if (sig)
+			fprintf(stderr, "heaptap: run: %s was killed by signal %d (%s) before its final dump\n",
+			        a.rest[0], sig, strsignal(sig));
+		else
+			fprintf(stderr, "heaptap: run: %s exited with status %d without a final dump (it skipped "
+			                "the exit handlers, e.g. with _exit)\n", a.rest[0], status);
+		dump = find_dump(dir, pid, 0);
+		if (!dump) {
+			fprintf(stderr, "heaptap: run: no dump to report (--conf prof_time_interval:1s writes "
+			                "one every second)\n");
+			if (status == 0)
+				status = 1;
+			goto done;
+		}
+		fprintf(stderr, "heaptap: run: reporting the last dump it wrote: %s\n", dump);
+		when = "in its last dump";
 	}
 	int npeak;
 	double peak = peak_from_gdumps(&a, dir, pid, &npeak);
-	if (!o.quiet && report(&a, &o, dump, a.rest[0], peak, npeak) != 0 && status == 0)
+	if (!o.quiet && report(&a, &o, dump, a.rest[0], when, peak, npeak) != 0 && status == 0)
 		status = 1;
 
 	/* The other views of the same dump. */

@@ -112,6 +112,46 @@ else
 	echo "note: no static libc (libc6-dev's libc.a), static case not checked"
 fi
 
+# 3b. A crash (SIGSEGV) and an _exit(0) skip the final dump: run says why, reports the last
+#     periodic dump when there is one, and passes the status on (1 for _exit(0): no profile).
+cat >"$TMP/crash.c" <<'EOF2'
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+__attribute__((noinline)) char *grab(size_t n)
+{
+	char *p = malloc(n);
+	memset(p, 1, n);
+	return p;
+}
+int main(int argc, char **argv)
+{
+	char *p = grab(4 << 20);
+	usleep(400000); /* periodic dumps every 100 ms */
+	if (argc > 1)
+		_exit(0);
+	*(volatile int *)0 = p[3];
+	return 0;
+}
+EOF2
+cc -O1 -g -fno-omit-frame-pointer -o "$TMP/crash" "$TMP/crash.c" || { echo "FAIL: cannot compile crash.c"; exit 1; }
+run --conf prof_time_interval:100ms -- ./crash
+rc=$?
+[ $rc = 139 ] || bad "crash: exit $rc, not 139"
+grep -q '^heaptap: run: ./crash was killed by signal 11 (Segmentation fault) before its final dump$' "$TMP/e" ||
+	bad "crash: no signal message: $(cat "$TMP/e")"
+grep -qE '^heaptap: run: reporting the last dump it wrote: .*/heaptap\.[0-9]+\.[0-9]+\.t[0-9]+\.heap$' "$TMP/e" ||
+	bad "crash: the last periodic dump is not named"
+grep -q '^heaptap: live heap of ./crash in its last dump: 4.0 MiB in 1 objects$' "$TMP/o" ||
+	bad "crash: no 4.0 MiB live line: $(cat "$TMP/o")"
+grep -qE '^ +4\.0 MiB 100\.0% +1  grab .*crash\.c:[0-9]+$' "$TMP/o" || bad "crash: no grab site row"
+run -- ./crash x
+rc=$?
+[ $rc = 1 ] || bad "_exit(0) without a dump: exit $rc, not 1"
+grep -q '^heaptap: run: ./crash exited with status 0 without a final dump' "$TMP/e" ||
+	bad "_exit: no message: $(cat "$TMP/e")"
+[ $fail = 0 ] && echo "ok: crash (139, last periodic dump reported) and _exit (1, said why)"
+
 # 4. C++: the 100-byte strings are allocated inside libstdc++ (_M_construct has no line info);
 #    the row must say which of the program's frames led there.
 run -- ./cxx
