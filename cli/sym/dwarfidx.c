@@ -126,6 +126,31 @@ static int cmp_curange(const void *a, const void *b)
 	return x->hi < y->hi ? -1 : x->hi > y->hi;
 }
 
+static int add_curange(struct dwarfidx *x, size_t *cap, uint64_t lo, uint64_t hi, size_t cu)
+{
+	if (hi <= lo || lo == 0)
+		return 0;
+	if (grow((void **)&x->ranges, cap, x->nranges + 1, sizeof(*x->ranges)) < 0)
+		return -1;
+	x->ranges[x->nranges++] = (struct curange){lo, hi, (uint32_t)cu};
+	x->cus[cu].has_ranges = 1;
+	return 0;
+}
+
+/* The CU whose unit DIE sits at offset off (cus are in section order), or -1. */
+static ptrdiff_t cu_at(const struct dwarfidx *x, const Dwarf_Off *offs, Dwarf_Off off)
+{
+	size_t lo = 0, hi = x->ncus;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (offs[mid] < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < x->ncus && offs[lo] == off ? (ptrdiff_t)lo : -1;
+}
+
 struct dwarfidx *dwarfidx_new(Dwarf *dw, int demangle)
 {
 	struct dwarfidx *x = calloc(1, sizeof(*x));
@@ -133,7 +158,8 @@ struct dwarfidx *dwarfidx_new(Dwarf *dw, int demangle)
 		return NULL;
 	x->dw = dw;
 	x->demangle = demangle;
-	size_t cus_cap = 0, ranges_cap = 0;
+	size_t cus_cap = 0, ranges_cap = 0, units_cap = 0;
+	Dwarf_Die *units = NULL; /* the unit DIE of each CU (the skeleton's, for split units) */
 	Dwarf_CU *cu = NULL;
 	Dwarf_Half version;
 	uint8_t unit_type;
@@ -145,23 +171,43 @@ struct dwarfidx *dwarfidx_new(Dwarf *dw, int demangle)
 		/* A skeleton unit's code lives in its split unit, when libdw found the .dwo. */
 		if (unit_type == DW_UT_skeleton && dwarf_tag(&subdie) == DW_TAG_compile_unit)
 			die = subdie;
-		if (grow((void **)&x->cus, &cus_cap, x->ncus + 1, sizeof(*x->cus)) < 0)
+		if (grow((void **)&x->cus, &cus_cap, x->ncus + 1, sizeof(*x->cus)) < 0 ||
+		    grow((void **)&units, &units_cap, x->ncus + 1, sizeof(*units)) < 0)
 			break;
 		struct cu *c = &x->cus[x->ncus];
 		memset(c, 0, sizeof(*c));
 		c->die = die;
+		units[x->ncus++] = cudie;
+	}
+	/* CU address ranges: .debug_aranges when the producer wrote it (one flat table, GCC),
+	   else each CU DIE's DW_AT_ranges / low_pc (clang writes no aranges by default). */
+	Dwarf_Off *offs = malloc((x->ncus ? x->ncus : 1) * sizeof(*offs));
+	Dwarf_Aranges *ar;
+	size_t nar = 0;
+	if (offs && x->ncus && dwarf_getaranges(dw, &ar, &nar) == 0) {
+		for (size_t i = 0; i < x->ncus; i++)
+			offs[i] = dwarf_dieoffset(&units[i]);
+		for (size_t i = 0; i < nar; i++) {
+			Dwarf_Addr start;
+			Dwarf_Word len;
+			Dwarf_Off off;
+			ptrdiff_t k;
+			if (dwarf_getarangeinfo(dwarf_onearange(ar, i), &start, &len, &off) == 0 &&
+			    (k = cu_at(x, offs, off)) >= 0 && add_curange(x, &ranges_cap, start, start + len, (size_t)k) < 0)
+				break;
+		}
+	}
+	free(offs);
+	for (size_t i = 0; i < x->ncus; i++) {
+		if (x->cus[i].has_ranges)
+			continue;
 		Dwarf_Addr base, lo, hi;
 		ptrdiff_t off = 0;
-		while ((off = dwarf_ranges(&cudie, off, &base, &lo, &hi)) > 0) {
-			if (hi <= lo || lo == 0)
-				continue;
-			if (grow((void **)&x->ranges, &ranges_cap, x->nranges + 1, sizeof(*x->ranges)) < 0)
+		while ((off = dwarf_ranges(&units[i], off, &base, &lo, &hi)) > 0)
+			if (add_curange(x, &ranges_cap, lo, hi, i) < 0)
 				break;
-			x->ranges[x->nranges++] = (struct curange){lo, hi, (uint32_t)x->ncus};
-			c->has_ranges = 1;
-		}
-		x->ncus++;
 	}
+	free(units);
 	if (x->nranges)
 		qsort(x->ranges, x->nranges, sizeof(*x->ranges), cmp_curange);
 	return x;
