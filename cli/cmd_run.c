@@ -300,6 +300,92 @@ static char *find_dump(const char *dir, pid_t pid, int final_only)
 	return best;
 }
 
+static int cmp_str(const void *x, const void *y)
+{
+	return strcmp(*(char *const *)x, *(char *const *)y);
+}
+
+/* The names of the final dumps (*.f.heap) in dir now, sorted; *n their count. Caller frees
+   each name and the array. */
+static char **list_final_dumps(const char *dir, size_t *n)
+{
+	*n = 0;
+	char **v = NULL;
+	size_t cap = 0;
+	DIR *d = opendir(dir);
+	if (!d)
+		return NULL;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		size_t len = strlen(e->d_name);
+		if (len < 7 || strcmp(e->d_name + len - 7, ".f.heap") != 0)
+			continue;
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 64;
+			char **nv = realloc(v, cap * sizeof(*v));
+			if (!nv)
+				break;
+			v = nv;
+		}
+		if (!(v[*n] = strdup(e->d_name)))
+			break;
+		(*n)++;
+	}
+	closedir(d);
+	if (*n)
+		qsort(v, *n, sizeof(*v), cmp_str);
+	return v;
+}
+
+/* Final dumps under dir of processes other than pid that were not there before the run
+   (before[0..nbefore), sorted): the children PROG started (a shell's, a build's). The one that held the most live memory goes to *best
+   (malloc'd path, or NULL), with its live bytes, pid and program name (cap bytes). Returns how
+   many there were. */
+static int child_dumps(const char *dir, pid_t pid, char *const *before, size_t nbefore, char **best,
+                       double *best_live, pid_t *best_pid, char *prog, size_t cap)
+{
+	*best = NULL;
+	DIR *d = opendir(dir);
+	if (!d)
+		return 0;
+	char own[64];
+	int olen = snprintf(own, sizeof(own), "heaptap.%d.", (int)pid);
+	int n = 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		const char *nm = e->d_name;
+		size_t len = strlen(nm);
+		if (strncmp(nm, "heaptap.", 8) != 0 || strncmp(nm, own, (size_t)olen) == 0 || len < 7 ||
+		    strcmp(nm + len - 7, ".f.heap") != 0)
+			continue;
+		if (nbefore && bsearch(&nm, before, nbefore, sizeof(*before), cmp_str))
+			continue;
+		char *path;
+		if (asprintf(&path, "%s/%s", dir, nm) < 0)
+			continue;
+		n++;
+		struct profile q;
+		profile_init(&q);
+		char err[256];
+		double live = -1;
+		if (n <= 64 && profile_read_file(path, &q, err, sizeof(err)) == 0)
+			live = profile_total(&q, PV_INUSE_BYTES);
+		if (live >= 0 && (!*best || live > *best_live)) {
+			free(*best);
+			*best = path;
+			path = NULL;
+			*best_live = live;
+			*best_pid = (pid_t)strtol(nm + 8, NULL, 10);
+			const char *name = q.cmdline && *q.cmdline ? q.cmdline : q.exe_path ? q.exe_path : "?";
+			snprintf(prog, cap, "%.*s", (int)strcspn(name, " "), name);
+		}
+		profile_release(&q);
+		free(path);
+	}
+	closedir(d);
+	return n;
+}
+
 /* "1.5 MiB"; with whole != 0 a whole number drops its ".0" ("512 KiB"). */
 static void human_bytes(double v, char *buf, size_t cap, int whole)
 {
@@ -546,6 +632,8 @@ int cmd_run(int argc, char **argv)
 	}
 	pid_t pid = 0;
 	int sig = 0;
+	size_t nbefore;
+	char **before = list_final_dumps(dir, &nbefore);
 	int status = run_child(a.rest, lib, conf, &pid, &sig);
 	if (status < 0) {
 		fprintf(stderr, "heaptap: run: %s: %s\n", a.rest[0], strerror(errno));
@@ -556,6 +644,37 @@ int cmd_run(int argc, char **argv)
 	const char *when = "at exit";
 	if (!dump && !sig && (status == 127 || status == 126))
 		goto done; /* exec failed (the child said why) */
+	/* PROG may be a shell or a driver whose children did the work: report whichever process
+	   held the most live memory. */
+	const char *who = a.rest[0];
+	char cprog[256] = "", *cdump = NULL;
+	double clive = 0;
+	pid_t cpid = 0;
+	int nchild = child_dumps(dir, pid, before, nbefore, &cdump, &clive, &cpid, cprog, sizeof(cprog));
+	int had_own = dump != NULL;
+	if (cdump) {
+		double mlive = -1;
+		if (dump) {
+			struct profile q;
+			profile_init(&q);
+			char err[256];
+			if (profile_read_file(dump, &q, err, sizeof(err)) == 0)
+				mlive = profile_total(&q, PV_INUSE_BYTES);
+			profile_release(&q);
+		}
+		if (clive > mlive) {
+			if (!o.quiet)
+				printf("\nheaptap: run: %s started %d process%s that left dumps; reporting the one "
+				       "that held the most live memory, %s (pid %d)\n", a.rest[0], nchild,
+				       nchild == 1 ? "" : "es", cprog, (int)cpid);
+			free(dump);
+			dump = cdump;
+			cdump = NULL;
+			who = cprog;
+			pid = cpid;
+		}
+		free(cdump);
+	}
 	if (!dump) {
 		if (sig)
 			fprintf(stderr, "heaptap: run: %s was killed by signal %d (%s) before its final dump\n",
@@ -576,7 +695,7 @@ int cmd_run(int argc, char **argv)
 	}
 	int npeak;
 	double peak = peak_from_gdumps(&a, dir, pid, &npeak);
-	if (!o.quiet && report(&a, &o, dump, a.rest[0], when, peak, npeak) != 0 && status == 0)
+	if (!o.quiet && report(&a, &o, dump, who, when, peak, npeak) != 0 && status == 0)
 		status = 1;
 
 	/* The other views of the same dump. */
@@ -625,6 +744,10 @@ int cmd_run(int argc, char **argv)
 				printf("  flame graph:                 %s%s\n", od, svg + dl);
 			if (ok3)
 				printf("  pprof (go tool pprof):       %s%s\n", od, pb + dl);
+			int others = nchild - (who != a.rest[0]) + (who != a.rest[0] && had_own);
+			if (others > 0)
+				printf("  final dumps of %d other process%s of this run in %s (heaptap top, merge)\n",
+				       others, others == 1 ? "" : "es", od[0] ? od : "/");
 			fflush(stdout);
 		}
 		free(collapsed);
@@ -634,6 +757,9 @@ int cmd_run(int argc, char **argv)
 	}
 	free(dump);
 done:
+	for (size_t i = 0; i < nbefore; i++)
+		free(before[i]);
+	free(before);
 	free(conf);
 	free(dir);
 	free(lib);

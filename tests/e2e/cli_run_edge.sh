@@ -167,4 +167,14 @@ rows=$(grep -A1 -E '^ +[0-9.]+ KiB +[0-9.]+% +1000  ' "$TMP/o")
 	bad "cxx: library sites lack a 'from build_index ... cxx.cc:$bline' line"
 grep -qE '0x[0-9a-f]{16}|\?\?:0' "$TMP/o" && bad "cxx: a row shows a bare address instead of <library>+0x<offset>"
 [ $fail = 0 ] && echo "ok: C++ library sites name the program's frame (build_index cxx.cc:$bline)"
+# 5. PROG is a shell that runs the real program: the report is the child's (the process that
+#    held the most live memory), and the shell's own dump is mentioned.
+run -- bash -c './cxx; true'
+rc=$?
+[ $rc = 0 ] || bad "bash -c: exit $rc: $(cat "$TMP/e")"
+grep -qE '^heaptap: run: bash started 1 process that left dumps; reporting the one that held the most live memory, \./cxx \(pid [0-9]+\)$' "$TMP/o" ||
+	bad "bash -c: the child is not reported: $(head -5 "$TMP/o")"
+grep -q '^heaptap: live heap of ./cxx at exit: 244.0 KiB in 2003 objects$' "$TMP/o" || bad "bash -c: not the child's numbers"
+grep -q '^  final dumps of 1 other process of this run in ' "$TMP/o" || bad "bash -c: the shell's own dump is not mentioned"
+[ $fail = 0 ] && echo "ok: bash -c ./cxx reports ./cxx"
 exit $fail
