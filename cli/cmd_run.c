@@ -536,6 +536,11 @@ static int report(const struct common_args *a, const struct run_opts *o, const c
 	if (live > 0) {
 		human_bytes(live, b1, sizeof(b1), 0);
 		printf("heaptap: live heap of %s %s: %s in %.0f objects%s\n", prog, when, b1, live_objs, note);
+	} else if (p.nsamples == 0 && p.period > 1) {
+		printf("heaptap: live heap of %s %s: nothing sampled (one sample per %s allocated on "
+		       "average; --conf lg_prof_sample:0 records every allocation)\n", prog, when, b2);
+	} else if (p.nsamples == 0) {
+		printf("heaptap: live heap of %s %s: none\n", prog, when);
 	} else {
 		printf("heaptap: live heap of %s %s: none (every sampled allocation was freed)%s\n",
 		       prog, when, note);

@@ -78,7 +78,12 @@ grep -q '^heaptap: allocated by ./freed while it ran: 95.4 MiB in 1000 objects$'
 line=$(grep -n 'char \*p = malloc(n)' "$TMP/freed.c" | cut -d: -f1)
 grep -qE "^ +95\.4 MiB 100\.0% +1000  make_buf .*freed\.c:$line$" "$TMP/o" ||
 	bad "freed: no allocating-site row for make_buf at freed.c:$line"
-[ $fail = 0 ] && echo "ok: all-freed program: none live, 95.4 MiB in 1000 objects allocated at make_buf"
+# A program with nothing sampled says so (coreutils true calls malloc 0 times: checked with
+# lg_prof_sample:0, which records no allocation at all, so no sample can happen).
+(cd "$TMP" && "$HEAPTAP" run --out "$TMP/out" -- true) >"$TMP/o2" 2>"$TMP/e2" || bad "true: exit $?"
+grep -q '^heaptap: live heap of true at exit: nothing sampled (one sample per 512 KiB allocated on average; --conf lg_prof_sample:0 records every allocation)$' "$TMP/o2" ||
+	bad "true: no 'nothing sampled' line: $(cat "$TMP/o2")"
+[ $fail = 0 ] && echo "ok: all-freed program: none live, 95.4 MiB in 1000 objects allocated at make_buf; true: nothing sampled"
 cat "$TMP/o"
 
 # 2. Exit statuses and arguments.
