@@ -7,31 +7,28 @@
 # what it shows; --inverted puts the root on top; --colors=hot, --minwidth=N%, --title and
 # --countname act; inlined frames (tests/progs/sym_inline.c at -O2) are marked " [inline]" with
 # class inl and carry their own file:line; bad options exit 2 and a missing file exits 1.
-set -u
+. "$(dirname "$0")/lib/test.sh"
 JE=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2
 PROG=$HEAPTAP_BUILD/progs/report_slowleak
 command -v python3 >/dev/null || { echo "python3 is not installed"; exit 77; }
 [ -r "$JE" ] || { echo "jemalloc ($JE) is not installed"; exit 77; }
 [ -x "$PROG" ] || { echo "FAIL: $PROG not built (make progs)"; exit 1; }
-d=$(mktemp -d)
-trap 'rm -rf "$d"' EXIT
 
-MALLOC_CONF=prof:true,lg_prof_interval:20,lg_prof_sample:14,prof_final:true,prof_prefix:$d/jp \
-	LD_PRELOAD=$JE "$PROG" 1.5 >"$d/prog.out" || { echo "FAIL: report_slowleak exited $?"; exit 1; }
-first=$(ls "$d"/jp.*.i*.heap 2>/dev/null | sort -t. -k3,3n | head -n 1)
-last=$(ls "$d"/jp.*.f.heap 2>/dev/null | head -n 1)
-[ -n "$first" ] && [ -n "$last" ] || { echo "FAIL: jemalloc wrote no interval/final dumps"; ls "$d"; exit 1; }
-echo "dumps: $(ls "$d"/jp.*.heap | wc -l), base $first, final $last"
+MALLOC_CONF=prof:true,lg_prof_interval:20,lg_prof_sample:14,prof_final:true,prof_prefix:$TMP/jp \
+	LD_PRELOAD=$JE "$PROG" 1.5 >"$TMP/prog.out" || { echo "FAIL: report_slowleak exited $?"; exit 1; }
+first=$(ls "$TMP"/jp.*.i*.heap 2>/dev/null | sort -t. -k3,3n | head -n 1)
+last=$(ls "$TMP"/jp.*.f.heap 2>/dev/null | head -n 1)
+[ -n "$first" ] && [ -n "$last" ] || { echo "FAIL: jemalloc wrote no interval/final dumps"; ls "$TMP"; exit 1; }
+echo "dumps: $(ls "$TMP"/jp.*.heap | wc -l), base $first, final $last"
 
-fail=0
-"$HEAPTAP" top --show_bytes "$PROG" "$last" >"$d/top.txt" || { echo "FAIL: heaptap top exited $?"; exit 1; }
-"$HEAPTAP" flame "$PROG" "$last" -o "$d/f.svg" || { echo "FAIL: heaptap flame exited $?"; exit 1; }
-"$HEAPTAP" flame --base "$first" "$PROG" "$last" -o "$d/d.svg" || { echo "FAIL: flame --base exited $?"; exit 1; }
-"$HEAPTAP" flame --inverted --colors=hot --title='Hot <test>' --countname=octets "$PROG" "$last" >"$d/i.svg" ||
+"$HEAPTAP" top --show_bytes "$PROG" "$last" >"$TMP/top.txt" || { echo "FAIL: heaptap top exited $?"; exit 1; }
+"$HEAPTAP" flame "$PROG" "$last" -o "$TMP/f.svg" || { echo "FAIL: heaptap flame exited $?"; exit 1; }
+"$HEAPTAP" flame --base "$first" "$PROG" "$last" -o "$TMP/d.svg" || { echo "FAIL: flame --base exited $?"; exit 1; }
+"$HEAPTAP" flame --inverted --colors=hot --title='Hot <test>' --countname=octets "$PROG" "$last" >"$TMP/i.svg" ||
 	{ echo "FAIL: flame --inverted exited $?"; exit 1; }
-"$HEAPTAP" flame --minwidth=20% "$PROG" "$last" -o "$d/m.svg" || { echo "FAIL: flame --minwidth exited $?"; exit 1; }
+"$HEAPTAP" flame --minwidth=20% "$PROG" "$last" -o "$TMP/m.svg" || { echo "FAIL: flame --minwidth exited $?"; exit 1; }
 
-python3 - "$d" <<'EOF' || fail=1
+python3 - "$TMP" <<'EOF' || fail=1
 import re, sys
 import xml.etree.ElementTree as ET
 d = sys.argv[1]
@@ -140,13 +137,13 @@ EOF
 # Inline frames: sym_inline.c at -O2 (raw <- grab inlined into first_site / second_site), every
 # allocation recorded and accumulated, so --alloc_space sees them although they are freed.
 src=$ROOT/tests/progs/sym_inline.c
-if gcc -O2 -g -o "$d/inl" "$src"; then
-	rm -f "$d"/jp.*
-	MALLOC_CONF=prof:true,lg_prof_sample:0,prof_accum:true,prof_final:true,prof_prefix:$d/jp \
-		LD_PRELOAD=$JE "$d/inl" >/dev/null || { echo "FAIL: sym_inline exited $?"; fail=1; }
-	"$HEAPTAP" flame --alloc_space --minwidth=0 "$d/inl" "$d"/jp.*.f.heap -o "$d/inl.svg" ||
+if gcc -O2 -g -o "$TMP/inl" "$src"; then
+	rm -f "$TMP"/jp.*
+	MALLOC_CONF=prof:true,lg_prof_sample:0,prof_accum:true,prof_final:true,prof_prefix:$TMP/jp \
+		LD_PRELOAD=$JE "$TMP/inl" >/dev/null || { echo "FAIL: sym_inline exited $?"; fail=1; }
+	"$HEAPTAP" flame --alloc_space --minwidth=0 "$TMP/inl" "$TMP"/jp.*.f.heap -o "$TMP/inl.svg" ||
 		{ echo "FAIL: flame of the inline program exited $?"; fail=1; }
-	python3 - "$d/inl.svg" "$src" <<'EOF2' || fail=1
+	python3 - "$TMP/inl.svg" "$src" <<'EOF2' || fail=1
 import sys
 import xml.etree.ElementTree as ET
 NS = '{http://www.w3.org/2000/svg}'
@@ -184,15 +181,15 @@ else
 	echo "note: gcc could not build $src; inline frames not checked"
 fi
 
-"$HEAPTAP" flame --colors=nope "$last" >/dev/null 2>"$d/err"
+"$HEAPTAP" flame --colors=nope "$last" >/dev/null 2>"$TMP/err"
 rc=$?
 [ $rc -eq 2 ] || { echo "FAIL: unknown palette exited $rc, want 2"; fail=1; }
-"$HEAPTAP" flame --minwidth=abc "$last" >/dev/null 2>>"$d/err"
+"$HEAPTAP" flame --minwidth=abc "$last" >/dev/null 2>>"$TMP/err"
 rc=$?
 [ $rc -eq 2 ] || { echo "FAIL: bad --minwidth exited $rc, want 2"; fail=1; }
-"$HEAPTAP" flame "$d/missing.heap" >/dev/null 2>>"$d/err"
+"$HEAPTAP" flame "$TMP/missing.heap" >/dev/null 2>>"$TMP/err"
 rc=$?
 [ $rc -eq 1 ] || { echo "FAIL: missing file exited $rc, want 1"; fail=1; }
-grep -q '^heaptap: .*missing.heap' "$d/err" || { echo "FAIL: missing file message"; cat "$d/err"; fail=1; }
+grep -q '^heaptap: .*missing.heap' "$TMP/err" || { echo "FAIL: missing file message"; cat "$TMP/err"; fail=1; }
 [ $fail -eq 0 ] && echo "flame_svg: ok"
 exit $fail

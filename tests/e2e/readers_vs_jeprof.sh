@@ -4,18 +4,14 @@
 # HEAPPROFILE; for each, `jeprof --text --show_bytes` and `heaptap top --show_bytes` must
 # print the same "Total:" for every value selector, and for --base (jeprof subtracts after
 # scaling each profile). The recorded-golden version of this check is tests/unit/profile_golden.c.
-set -u
+. "$(dirname "$0")/lib/test.sh"
 JEMALLOC=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2
 TCMALLOC=/usr/lib/x86_64-linux-gnu/libtcmalloc.so.4
 command -v jeprof >/dev/null || { echo "jeprof not installed"; exit 77; }
 [ -e "$JEMALLOC" ] || { echo "libjemalloc.so.2 not installed"; exit 77; }
 [ -e "$TCMALLOC" ] || { echo "libtcmalloc.so.4 not installed"; exit 77; }
-HEAPTAP=${HEAPTAP:-$ROOT/build/heaptap-asan}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
 
-cat >"$tmp/alloc.c" <<'C'
+cat >"$TMP/alloc.c" <<'C'
 #include <stdlib.h>
 #include <string.h>
 __attribute__((noinline)) void *small_site(size_t n) { void *p = malloc(n); memset(p, 1, n); return p; }
@@ -36,13 +32,13 @@ int main(void)
 	return k == 0;
 }
 C
-gcc -O1 -g -fno-omit-frame-pointer -o "$tmp/alloc" "$tmp/alloc.c" || { echo "cannot compile"; exit 1; }
-(cd "$tmp" && LD_PRELOAD=$JEMALLOC MALLOC_CONF=prof:true,prof_accum:true,lg_prof_sample:13,lg_prof_interval:24,prof_final:true,prof_prefix:$tmp/je ./alloc) || { echo "jemalloc run failed"; exit 1; }
-(cd "$tmp" && LD_PRELOAD=$TCMALLOC HEAPPROFILE=$tmp/gp ./alloc) >/dev/null 2>&1 || { echo "tcmalloc run failed"; exit 1; }
-final=$(ls "$tmp"/je.*.f.heap 2>/dev/null | head -n 1)
-first=$(ls "$tmp"/je.*.i0.heap 2>/dev/null | head -n 1)
-gp=$(ls "$tmp"/gp.*.heap 2>/dev/null | tail -n 1)
-[ -n "$final" ] && [ -n "$first" ] && [ -n "$gp" ] || { echo "dumps missing: $(ls "$tmp")"; exit 1; }
+gcc -O1 -g -fno-omit-frame-pointer -o "$TMP/alloc" "$TMP/alloc.c" || { echo "cannot compile"; exit 1; }
+(cd "$TMP" && LD_PRELOAD=$JEMALLOC MALLOC_CONF=prof:true,prof_accum:true,lg_prof_sample:13,lg_prof_interval:24,prof_final:true,prof_prefix:$TMP/je ./alloc) || { echo "jemalloc run failed"; exit 1; }
+(cd "$TMP" && LD_PRELOAD=$TCMALLOC HEAPPROFILE=$TMP/gp ./alloc) >/dev/null 2>&1 || { echo "tcmalloc run failed"; exit 1; }
+final=$(ls "$TMP"/je.*.f.heap 2>/dev/null | head -n 1)
+first=$(ls "$TMP"/je.*.i0.heap 2>/dev/null | head -n 1)
+gp=$(ls "$TMP"/gp.*.heap 2>/dev/null | tail -n 1)
+[ -n "$final" ] && [ -n "$first" ] && [ -n "$gp" ] || { echo "dumps missing: $(ls "$TMP")"; exit 1; }
 
 total() { sed -n 's/^Total: \([-0-9]*\) .*/\1/p' | head -n 1; }
 
@@ -52,23 +48,23 @@ compare() { # label, then the arguments both tools get
 	want=$(jeprof --text --show_bytes "$@" 2>/dev/null | total)
 	# jeprof takes the program first; heaptap finds it by itself, so drop it
 	local args=() a
-	for a in "$@"; do [ "$a" = "$tmp/alloc" ] || args+=("$a"); done
-	got=$("$HEAPTAP" top --no-symbolize --show_bytes "${args[@]}" 2>"$tmp/err" | total)
+	for a in "$@"; do [ "$a" = "$TMP/alloc" ] || args+=("$a"); done
+	got=$("$HEAPTAP" top --no-symbolize --show_bytes "${args[@]}" 2>"$TMP/err" | total)
 	want=${want:-0} got=${got:-0}
 	local d=$((got - want))
 	if [ "${d#-}" -le 1 ] && [ -n "$want" ]; then
 		echo "ok   $label: jeprof $want, heaptap $got"
 	else
-		echo "FAIL $label: jeprof $want, heaptap $got"; cat "$tmp/err"
+		echo "FAIL $label: jeprof $want, heaptap $got"; cat "$TMP/err"
 		fail=1
 	fi
 }
 
 for sel in inuse_space inuse_objects alloc_space alloc_objects; do
-	compare "jemalloc final --$sel" "--$sel" "$tmp/alloc" "$final"
+	compare "jemalloc final --$sel" "--$sel" "$TMP/alloc" "$final"
 done
-compare "jemalloc --base first interval dump" --inuse_space "--base=$first" "$tmp/alloc" "$final"
-compare "jemalloc --base, alloc objects" --alloc_objects "--base=$first" "$tmp/alloc" "$final"
-compare "gperftools HEAPPROFILE --inuse_space" --inuse_space "$tmp/alloc" "$gp"
-compare "gperftools HEAPPROFILE --alloc_objects" --alloc_objects "$tmp/alloc" "$gp"
+compare "jemalloc --base first interval dump" --inuse_space "--base=$first" "$TMP/alloc" "$final"
+compare "jemalloc --base, alloc objects" --alloc_objects "--base=$first" "$TMP/alloc" "$final"
+compare "gperftools HEAPPROFILE --inuse_space" --inuse_space "$TMP/alloc" "$gp"
+compare "gperftools HEAPPROFILE --alloc_objects" --alloc_objects "$TMP/alloc" "$gp"
 exit $fail

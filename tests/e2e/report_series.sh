@@ -8,17 +8,14 @@
 # has a sampling error of sqrt((1-p)/(N p)) = 5.7% with p = 1-1/e, the fitted slope about 8%, so
 # 1.5 is more than 6 sigma), the flat functions are not suspects, and the page is self-contained
 # (no external URL, both flame graphs, chart data, facts).
-set -u
+. "$(dirname "$0")/lib/test.sh"
 JE=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2
 PROG=$HEAPTAP_BUILD/progs/report_slowleak
 command -v python3 >/dev/null || { echo "python3 is not installed"; exit 77; }
 [ -x "$PROG" ] || { echo "FAIL: $PROG not built (make progs)"; exit 1; }
-d=$(mktemp -d)
-trap 'rm -rf "$d"' EXIT
-fail=0
 ran=0
 
-check() { # name, program output, report
+check_report() { # name, program output, report
 	python3 - "$@" <<'EOF'
 import re, sys
 name, progout, path = sys.argv[1:4]
@@ -78,13 +75,13 @@ EOF
 
 # 1. jemalloc's profiler: an interval dump every MiB allocated (~4 a second), plus the final one.
 if [ -r "$JE" ]; then
-	mkdir "$d/je"
-	MALLOC_CONF=prof:true,lg_prof_interval:20,lg_prof_sample:14,prof_final:true,prof_prefix:$d/je/jp \
-		LD_PRELOAD=$JE "$PROG" 3 >"$d/je.out" || { echo "FAIL: report_slowleak under jemalloc exited $?"; exit 1; }
-	n=$(ls "$d"/je/*.heap | wc -l)
+	mkdir "$TMP/je"
+	MALLOC_CONF=prof:true,lg_prof_interval:20,lg_prof_sample:14,prof_final:true,prof_prefix:$TMP/je/jp \
+		LD_PRELOAD=$JE "$PROG" 3 >"$TMP/je.out" || { echo "FAIL: report_slowleak under jemalloc exited $?"; exit 1; }
+	n=$(ls "$TMP"/je/*.heap | wc -l)
 	echo "jemalloc: $n dumps"
-	if "$HEAPTAP" report "$PROG" "$d"/je/*.heap -o "$d/je.html"; then
-		check jemalloc "$d/je.out" "$d/je.html" || fail=1
+	if "$HEAPTAP" report "$PROG" "$TMP"/je/*.heap -o "$TMP/je.html"; then
+		check_report jemalloc "$TMP/je.out" "$TMP/je.html" || fail=1
 	else
 		echo "FAIL: heaptap report (jemalloc series) exited $?"; fail=1
 	fi
@@ -95,33 +92,33 @@ fi
 
 # 2. heaptap's collector: a dump every 200 ms.
 if [ -r "$HEAPTAP_LIB" ]; then
-	mkdir "$d/ht"
-	HEAPTAP_CONF=prof_time_interval:200ms,lg_prof_sample:14,prof_prefix:$d/ht/ht LD_PRELOAD=$HEAPTAP_LIB \
-		"$PROG" 3 >"$d/ht.out" 2>"$d/ht.err"
+	mkdir "$TMP/ht"
+	HEAPTAP_CONF=prof_time_interval:200ms,lg_prof_sample:14,prof_prefix:$TMP/ht/ht LD_PRELOAD=$HEAPTAP_LIB \
+		"$PROG" 3 >"$TMP/ht.out" 2>"$TMP/ht.err"
 	rc=$?
-	n=$(ls "$d"/ht/*.heap 2>/dev/null | wc -l)
+	n=$(ls "$TMP"/ht/*.heap 2>/dev/null | wc -l)
 	echo "heaptap collector: exit $rc, $n dumps"
 	if [ $rc -eq 0 ] && [ "$n" -ge 5 ]; then
-		if "$HEAPTAP" report "$PROG" "$d"/ht/*.heap -o "$d/ht.html"; then
-			check heaptap "$d/ht.out" "$d/ht.html" || fail=1
+		if "$HEAPTAP" report "$PROG" "$TMP"/ht/*.heap -o "$TMP/ht.html"; then
+			check_report heaptap "$TMP/ht.out" "$TMP/ht.html" || fail=1
 		else
 			echo "FAIL: heaptap report (heaptap series) exited $?"; fail=1
 		fi
 		# the same series as pprof files (time from time_nanos, order from the names)
-		mkdir "$d/pb"
-		for f in "$d"/ht/*.heap; do
+		mkdir "$TMP/pb"
+		for f in "$TMP"/ht/*.heap; do
 			b=${f##*/}
-			"$HEAPTAP_PLAIN" pprof "$PROG" "$f" -o "$d/pb/${b%.heap}.pb.gz" || { echo "FAIL: heaptap pprof $f"; fail=1; }
+			"$HEAPTAP_PLAIN" pprof "$PROG" "$f" -o "$TMP/pb/${b%.heap}.pb.gz" || { echo "FAIL: heaptap pprof $f"; fail=1; }
 		done
-		if "$HEAPTAP" report "$d"/pb/*.pb.gz -o "$d/pb.html"; then
-			check pprof "$d/ht.out" "$d/pb.html" || fail=1
+		if "$HEAPTAP" report "$TMP"/pb/*.pb.gz -o "$TMP/pb.html"; then
+			check_report pprof "$TMP/ht.out" "$TMP/pb.html" || fail=1
 		else
 			echo "FAIL: heaptap report (pprof series) exited $?"; fail=1
 		fi
 		ran=1
 	else
 		echo "note: the collector wrote no time series yet (its own tests cover it); stderr:"
-		head -n 5 "$d/ht.err"
+		head -n 5 "$TMP/ht.err"
 	fi
 fi
 [ $ran -eq 1 ] || { echo "neither jemalloc nor the heaptap collector can produce a series"; exit 77; }
@@ -130,7 +127,7 @@ fi
 "$HEAPTAP" report >/dev/null 2>&1
 rc=$?
 [ $rc -eq 2 ] || { echo "FAIL: report without dumps exited $rc, want 2"; fail=1; }
-"$HEAPTAP" report "$d/nope.heap" >/dev/null 2>&1
+"$HEAPTAP" report "$TMP/nope.heap" >/dev/null 2>&1
 rc=$?
 [ $rc -eq 1 ] || { echo "FAIL: report of a missing dump exited $rc, want 1"; fail=1; }
 [ $fail -eq 0 ] && echo "report_series: ok"

@@ -1,7 +1,7 @@
-# tests/e2e/lib/test.sh - the prologue the cli_* tests share: ROOT and HEAPTAP defaults, a
-# scratch directory $TMP removed at exit, the failure flag $fail (the script ends with
-# `exit $fail`), and check LABEL WANT GOT. Sourced right after the header, never run; it
-# asserts nothing by itself.
+# tests/e2e/lib/test.sh - the prologue of the cli_*, flame_svg, report_series and
+# readers_vs_jeprof tests: ROOT and HEAPTAP defaults, a scratch directory $TMP removed at exit,
+# the failure flag $fail (the script ends with `exit $fail`), and check LABEL WANT GOT.
+# Sourced right after the header, never run; it asserts nothing by itself.
 set -u
 ROOT=${ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)}
 HEAPTAP=${HEAPTAP:-$ROOT/build/heaptap-asan}
