@@ -529,13 +529,15 @@ static int report(const struct common_args *a, const struct run_opts *o, const c
 	printf("\n");
 	if (p.has_alloc) {
 		human_bytes(s.total_v[PV_ALLOC_BYTES], b1, sizeof(b1), 0);
-		printf("heaptap: allocated by %s while it ran: %s in %.0f objects%s\n", prog, b1,
-		       s.total_v[PV_ALLOC_OBJS], note);
+		double aobjs = s.total_v[PV_ALLOC_OBJS];
+		printf("heaptap: allocated by %s while it ran: %s in %.0f object%s%s\n", prog, b1, aobjs,
+		       aobjs >= 0.5 && aobjs < 1.5 ? "" : "s", note);
 		note[0] = '\0';
 	}
 	if (live > 0) {
 		human_bytes(live, b1, sizeof(b1), 0);
-		printf("heaptap: live heap of %s %s: %s in %.0f objects%s\n", prog, when, b1, live_objs, note);
+		printf("heaptap: live heap of %s %s: %s in %.0f object%s%s\n", prog, when, b1, live_objs,
+		       live_objs >= 0.5 && live_objs < 1.5 ? "" : "s", note);
 	} else if (p.nsamples == 0 && p.period > 1) {
 		printf("heaptap: live heap of %s %s: nothing sampled (one sample per %s allocated on "
 		       "average; --conf lg_prof_sample:0 records every allocation)\n", prog, when, b2);

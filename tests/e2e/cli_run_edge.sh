@@ -147,7 +147,7 @@ grep -q '^heaptap: run: ./crash was killed by signal 11 (Segmentation fault) bef
 	bad "crash: no signal message: $(cat "$TMP/e")"
 grep -qE '^heaptap: run: reporting the last dump it wrote: .*/heaptap\.[0-9]+\.[0-9]+\.t[0-9]+\.heap$' "$TMP/e" ||
 	bad "crash: the last periodic dump is not named"
-grep -q '^heaptap: live heap of ./crash in its last dump: 4.0 MiB in 1 objects$' "$TMP/o" ||
+grep -q '^heaptap: live heap of ./crash in its last dump: 4.0 MiB in 1 object$' "$TMP/o" ||
 	bad "crash: no 4.0 MiB live line: $(cat "$TMP/o")"
 grep -qE '^ +4\.0 MiB 100\.0% +1  grab .*crash\.c:[0-9]+$' "$TMP/o" || bad "crash: no grab site row"
 run -- ./crash x
