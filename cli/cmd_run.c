@@ -405,6 +405,7 @@ struct site {
 	uint32_t name; /* the leaf: the caller of malloc (or the innermost inlined frame) */
 	int64_t from;  /* the frame of the program's own code that leads there, or -1 */
 	double bytes, objs, abytes, aobjs;
+	const char *module; /* the leaf's mapped file, or NULL */
 };
 
 static int cmp_site_key(const void *x, const void *y)
@@ -446,7 +447,7 @@ static int own_code(const char *name)
 static void print_sites(const struct stacks *s, const struct site *sites, size_t n, long top,
                         int alloc, double total)
 {
-	char b1[32];
+	char b1[32], name[4096];
 	printf("\n%12s %6s %10s  %s\n", alloc ? "allocated" : "live bytes", "%", "objects",
 	       "allocation site (function file:line)");
 	for (size_t i = 0; i < n && (long)i < top; i++) {
@@ -454,8 +455,17 @@ static void print_sites(const struct stacks *s, const struct site *sites, size_t
 		if (bytes <= 0)
 			break;
 		human_bytes(bytes, b1, sizeof(b1), 0);
+		/* A function without line information (a library without debug info): name its
+		   library instead of addr2line's "??:?". */
+		const char *nm = s->names[sites[i].name].name;
+		size_t len = strlen(nm);
+		const char *mod = sites[i].module ? strrchr(sites[i].module, '/') : NULL;
+		if (mod && len > 5 && strcmp(nm + len - 5, " ??:?") == 0)
+			snprintf(name, sizeof(name), "%.*s (%s)", (int)(len - 5), nm, mod + 1);
+		else
+			snprintf(name, sizeof(name), "%s", nm);
 		printf("%12s %5.1f%% %10.0f  %s\n", b1, 100.0 * bytes / total,
-		       alloc ? sites[i].aobjs : sites[i].objs, s->names[sites[i].name].name);
+		       alloc ? sites[i].aobjs : sites[i].objs, name);
 		if (sites[i].from >= 0)
 			printf("%31s  from %s\n", "", s->names[sites[i].from].name);
 	}
@@ -495,6 +505,9 @@ static int report(const struct common_args *a, const struct run_opts *o, const c
 		struct site *st = &sites[t];
 		st->name = tr->frames[tr->nframes - 1];
 		st->from = -1;
+		const struct prof_mapping *m =
+			tr->sample && tr->sample->naddrs ? profile_find_mapping(&p, tr->sample->addrs[0]) : NULL;
+		st->module = m && m->path && m->path[0] ? m->path : NULL;
 		if (!own_code(s.names[st->name].name)) {
 			for (uint32_t k = tr->nframes - 1; k-- > 0;) {
 				if (own_code(s.names[tr->frames[k]].name)) {

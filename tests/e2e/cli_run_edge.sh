@@ -170,7 +170,9 @@ rows=$(grep -A1 -E '^ +[0-9.]+ KiB +[0-9.]+% +1000  ' "$TMP/o")
 [ "$(echo "$rows" | grep -cE '^ +[0-9.]+ KiB +[0-9.]+% +1000  ')" = 2 ] || bad "cxx: not two 1000-object rows"
 [ "$(echo "$rows" | grep -cE "^ +from build_index.* .*cxx\.cc:$bline\$")" = 2 ] ||
 	bad "cxx: library sites lack a 'from build_index ... cxx.cc:$bline' line"
-grep -qE '0x[0-9a-f]{16}|\?\?:0' "$TMP/o" && bad "cxx: a row shows a bare address instead of <library>+0x<offset>"
+grep -qE '0x[0-9a-f]{16}|\?\?:' "$TMP/o" && bad "cxx: a row shows a bare address or ??: instead of naming the library"
+grep -qE '^ +[0-9.]+ KiB +[0-9.]+% +1000  std::__cxx11::basic_string::_M_construct \(libstdc\+\+\.so[.0-9]*\)$' "$TMP/o" ||
+	bad "cxx: the string site does not name libstdc++"
 [ $fail = 0 ] && echo "ok: C++ library sites name the program's frame (build_index cxx.cc:$bline)"
 # 5. PROG is a shell that runs the real program: the report is the child's (the process that
 #    held the most live memory), and the shell's own dump is mentioned.
