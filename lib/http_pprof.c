@@ -16,8 +16,9 @@
 #include "collector.h"
 #include "jemalloc_backend.h"
 #include "symbolz.h"
+#include "sys.h"
 
-static char cmdbuf[65536];
+static char cmdbuf[65536 + 1]; /* + the NUL sys_read_small adds */
 static unsigned heap_seq;
 
 static void dump_failed(struct http_exchange *x, int rc)
@@ -94,23 +95,11 @@ void http_pprof_symbol(struct http_exchange *x)
 	}
 }
 
-/* Reads /proc/self/cmdline into cmdbuf; returns its length. */
+/* Reads /proc/self/cmdline (up to 64 KiB) into cmdbuf; returns its length. */
 static size_t read_cmdline(void)
 {
-	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
-	size_t len = 0;
-	if (fd < 0)
-		return 0;
-	while (len < sizeof cmdbuf) {
-		ssize_t r = read(fd, cmdbuf + len, sizeof cmdbuf - len);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		len += (size_t)r;
-	}
-	close(fd);
-	return len;
+	long n = sys_read_small("/proc/self/cmdline", cmdbuf, sizeof cmdbuf);
+	return n < 0 ? 0 : (size_t)n;
 }
 
 void http_pprof_cmdline(struct http_exchange *x, int go_style)
