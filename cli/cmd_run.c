@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -443,6 +444,25 @@ static int own_code(const char *name)
 	return strncmp(file, "??", 2) != 0 && strncmp(file, "/usr/", 5) != 0 && strncmp(file, "./", 2) != 0;
 }
 
+/* 1 when the ELF file at path names libstdc++ (in its dynamic string table: it needs it). */
+static int links_libstdcxx(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	struct stat st;
+	int found = 0;
+	if (fstat(fd, &st) == 0 && st.st_size > 0 && st.st_size < ((off_t)1 << 31)) {
+		void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (m != MAP_FAILED) {
+			found = memmem(m, (size_t)st.st_size, "libstdc++.so", 12) != NULL;
+			munmap(m, (size_t)st.st_size);
+		}
+	}
+	close(fd);
+	return found;
+}
+
 /* Prints up to o->top rows of sites (sorted), the value chosen by alloc. */
 static void print_sites(const struct stacks *s, const struct site *sites, size_t n, long top,
                         int alloc, double total)
@@ -560,6 +580,15 @@ static int report(const struct common_args *a, const struct run_opts *o, const c
 		printf("heaptap: live heap of %s %s: none (every sampled allocation was freed)%s\n",
 		       prog, when, note);
 	}
+	/* jemalloc exports its own operator new/delete: C++ allocations then never reach the
+	   malloc heaptap interposes. Say so rather than let a small report look complete. */
+	int jemalloc = 0;
+	for (size_t i = 0; i < p.nmaps; i++)
+		jemalloc |= p.maps[i].path && stacks_is_allocator_module(p.maps[i].path);
+	if (jemalloc && p.exe_path && links_libstdcxx(p.exe_path))
+		printf("heaptap: note: %s runs on jemalloc, whose operator new bypasses the malloc heaptap "
+		       "samples: C++ allocations are missing (profile it with MALLOC_CONF=prof:true and read "
+		       "jemalloc's dumps with heaptap top)\n", prog);
 	if (npeak > 0) {
 		human_bytes(peak > live ? peak : live, b1, sizeof(b1), 0);
 		printf("heaptap: peak live heap seen: %s (largest of %d high-water dumps and the final one)\n",

@@ -174,6 +174,24 @@ grep -qE '0x[0-9a-f]{16}|\?\?:' "$TMP/o" && bad "cxx: a row shows a bare address
 grep -qE '^ +[0-9.]+ KiB +[0-9.]+% +1000  std::__cxx11::basic_string::_M_construct \(libstdc\+\+\.so[.0-9]*\)$' "$TMP/o" ||
 	bad "cxx: the string site does not name libstdc++"
 [ $fail = 0 ] && echo "ok: C++ library sites name the program's frame (build_index cxx.cc:$bline)"
+# 4b. On jemalloc (preloaded), operator new is jemalloc's: C++ allocations never reach heaptap's
+#     malloc. The report says so for a C++ program, and not for a C one or without jemalloc.
+grep -q 'heaptap: note: ' "$TMP/o" && bad "cxx without jemalloc: a jemalloc note"
+JE=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2
+if [ -f "$JE" ]; then
+	# jemalloc goes after the collector in the program's LD_PRELOAD only (heaptap itself, an ASan
+	# build, must not run on it); sh's exec keeps the pid, so the dump is the program's.
+	run -- sh -c 'LD_PRELOAD="$LD_PRELOAD:'"$JE"'" exec ./cxx'
+	grep -q "^heaptap: note: sh runs on jemalloc, whose operator new bypasses the malloc heaptap samples" "$TMP/o" ||
+		bad "cxx on jemalloc: no note: $(cat "$TMP/o" "$TMP/e")"
+	run -- sh -c 'LD_PRELOAD="$LD_PRELOAD:'"$JE"'" exec ./freed'
+	grep -q '^heaptap: allocated by sh while it ran: 95\.[45] MiB' "$TMP/o" || bad "C program on jemalloc: not profiled: $(cat "$TMP/o")"
+	grep -q 'heaptap: note: ' "$TMP/o" && bad "C program on jemalloc: a C++ note"
+	[ $fail = 0 ] && echo "ok: the jemalloc operator-new note appears for C++ on jemalloc only"
+else
+	echo "note: no $JE, jemalloc case not checked"
+fi
+
 # 5. PROG is a shell that runs the real program: the report is the child's (the process that
 #    held the most live memory), and the shell's own dump is mentioned.
 run -- bash -c './cxx; true'
