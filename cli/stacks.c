@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/hash.h"
 #include "../profile/symtab.h"
 
 /* What one lookup address turns into, computed once per address. */
@@ -130,24 +131,6 @@ char *stacks_short_name(const char *full, char *out, size_t cap)
 	if (cut)
 		memmove(out, cut, strlen(cut) + 1);
 	return out;
-}
-
-static uint64_t hash64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	x ^= x >> 33;
-	return x;
-}
-
-static uint64_t hash_str(const char *s)
-{
-	uint64_t h = 1469598103934665603ULL;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return h;
 }
 
 static void *xrealloc(void *p, size_t n)
@@ -371,7 +354,7 @@ static struct addr_info *addr_lookup(const struct profile *p, struct stacks *s, 
 		for (size_t i = 0; i < pv->addr_cap; i++) {
 			if (!pv->addrs[i].used)
 				continue;
-			size_t j = hash64(pv->addrs[i].addr) & (cap - 1);
+			size_t j = hash_mix64(pv->addrs[i].addr) & (cap - 1);
 			while (na[j].used)
 				j = (j + 1) & (cap - 1);
 			na[j] = pv->addrs[i];
@@ -380,7 +363,7 @@ static struct addr_info *addr_lookup(const struct profile *p, struct stacks *s, 
 		pv->addrs = na;
 		pv->addr_cap = cap;
 	}
-	size_t j = hash64(addr) & (pv->addr_cap - 1);
+	size_t j = hash_mix64(addr) & (pv->addr_cap - 1);
 	while (pv->addrs[j].used) {
 		if (pv->addrs[j].addr == addr)
 			return &pv->addrs[j];
