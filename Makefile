@@ -23,6 +23,7 @@ endif
 CPPFLAGS := -std=c11 -D_GNU_SOURCE -Iinclude
 CFLAGS   := $(OPT) $(WARN)
 SAN      := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+TSAN     := -fsanitize=thread -fno-omit-frame-pointer
 
 # Profile code that runs inside the host: writers and math, no malloc.
 PROFILE_INPROC := $(wildcard profile/heapv2_write.c profile/pprof_write.c profile/unbias.c profile/pbwrite.c profile/legacy_write.c)
@@ -46,10 +47,14 @@ CLI_LIBS    := -ldw -lelf -l:libiberty.a -lz -lm -pthread
 pic_obj  = $(patsubst %.c,$(O)/pic/%.o,$(1))
 cli_obj  = $(patsubst %.c,$(O)/cli/%.o,$(1))
 san_obj  = $(patsubst %.c,$(O)/san/%.o,$(1))
+tsan_obj = $(patsubst %.c,$(O)/tsan/%.o,$(1))
 
 UNIT_LIB_SRC := $(wildcard tests/unit/lib_*.c)
 UNIT_CLI_SRC := $(filter-out $(UNIT_LIB_SRC),$(wildcard tests/unit/*.c))
 UNIT_BINS    := $(patsubst tests/unit/%.c,$(O)/tests/%,$(UNIT_LIB_SRC) $(UNIT_CLI_SRC))
+# The collector's multi-threaded unit tests (tables and slow paths under the lock) again under ThreadSanitizer.
+TSAN_UNIT_SRC := $(wildcard tests/unit/lib_core.c tests/unit/lib_stacktab.c tests/unit/lib_livetab.c)
+TSAN_BINS    := $(patsubst tests/unit/lib_%.c,$(O)/tests/tsan_%,$(TSAN_UNIT_SRC))
 PROG_C       := $(wildcard tests/progs/*.c)
 PROG_CC      := $(wildcard tests/progs/*.cc)
 PROG_BINS    := $(patsubst tests/progs/%.c,$(O)/progs/%,$(PROG_C)) $(patsubst tests/progs/%.cc,$(O)/progs/%,$(PROG_CC))
@@ -87,6 +92,9 @@ $(O)/cli/%.o: %.c
 $(O)/san/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(SAN) -pthread -MMD -MP -c $< -o $@
+$(O)/tsan/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(TSAN) -pthread -MMD -MP -c $< -o $@
 
 # ---- the collector ----
 $(O)/libheaptap.so: $(call pic_obj,$(INPROC_SRC)) lib/heaptap.map
@@ -106,6 +114,9 @@ $(O)/heaptap-asan: $(call san_obj,$(TOOL_SRC) $(CLI_MAIN))
 $(patsubst tests/unit/%.c,$(O)/tests/%,$(UNIT_LIB_SRC)): $(O)/tests/lib_%: tests/unit/lib_%.c $(call san_obj,$(CORE_SRC))
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(SAN) -pthread -o $@ $< $(call san_obj,$(CORE_SRC)) $(LIB_LIBS)
+$(TSAN_BINS): $(O)/tests/tsan_%: tests/unit/lib_%.c $(call tsan_obj,$(CORE_SRC))
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(TSAN) -pthread -o $@ $< $(call tsan_obj,$(CORE_SRC)) $(LIB_LIBS)
 $(O)/tests/%: tests/unit/%.c $(call san_obj,$(TOOL_SRC))
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(SAN) -pthread -o $@ $< $(call san_obj,$(TOOL_SRC)) $(CLI_LIBS)
@@ -138,10 +149,10 @@ $(O)/fuzz/libfuzzer_%: fuzz/fuzz_%.c $(TOOL_SRC)
 	clang $(CPPFLAGS) -O1 -g -fsanitize=fuzzer,address,undefined -o $@ $< $(TOOL_SRC) $(CLI_LIBS)
 fuzz: $(FUZZ_BINS)
 
-unit: $(UNIT_BINS)
+unit: $(UNIT_BINS) $(TSAN_BINS)
 
 check: deps-check
-	$(MAKE) all $(O)/heaptap-asan $(UNIT_BINS) $(PROG_BINS) $(EXAMPLE_BINS) $(FUZZ_REPLAY)
+	$(MAKE) all $(O)/heaptap-asan $(UNIT_BINS) $(TSAN_BINS) $(PROG_BINS) $(EXAMPLE_BINS) $(FUZZ_REPLAY)
 	@tests/run.sh $(T)
 
 demo: deps-check

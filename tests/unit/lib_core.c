@@ -85,7 +85,13 @@ static void *worker(void *arg)
 
 int main(void)
 {
+#ifdef __SANITIZE_THREAD__
+	/* Under ThreadSanitizer (build/tests/tsan_core) walk frame pointers: libunwind's per-thread
+	   cache destructor locks a mutex after TSan has torn the exiting thread down, and crashes. */
+	setenv("HEAPTAP_CONF", "prof_final:false,prof_prefix:,prof_accum:true,prof_max_live:5000,prof_unwind:fp", 1);
+#else
 	setenv("HEAPTAP_CONF", "prof_final:false,prof_prefix:,prof_accum:true,prof_max_live:5000", 1);
+#endif
 	collector_init();
 	CHECK(collector_enabled());
 	CHECK(collector_reset(0) == 0);
