@@ -434,14 +434,16 @@ static int cmp_alloc(const void *x, const void *y)
 }
 
 /* 1 when a "function file:line" name is in the program's own sources: a known file that is
-   not a system header or library source (/usr/..., glibc's "./..." paths). */
+   not a system header or library source (/usr/..., glibc's "./..." paths, Rust's standard
+   library under /rustc/<hash>/, crates under ~/.cargo/registry/). */
 static int own_code(const char *name)
 {
 	const char *file = strrchr(name, ' ');
 	if (!file)
 		return 0;
 	file++;
-	return strncmp(file, "??", 2) != 0 && strncmp(file, "/usr/", 5) != 0 && strncmp(file, "./", 2) != 0;
+	return strncmp(file, "??", 2) != 0 && strncmp(file, "/usr/", 5) != 0 && strncmp(file, "./", 2) != 0 &&
+	       strncmp(file, "/rustc/", 7) != 0 && !strstr(file, "/.cargo/registry/");
 }
 
 /* 1 when the ELF file at path names libstdc++ (in its dynamic string table: it needs it). */

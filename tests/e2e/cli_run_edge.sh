@@ -192,6 +192,30 @@ else
 	echo "note: no $JE, jemalloc case not checked"
 fi
 
+# 4c. Rust: allocations sit in the standard library (/rustc/<hash>/library/alloc/...); the row
+#     names the program's own function that led there.
+RUSTC=$(PATH="$HOME/.cargo/bin:$PATH" command -v rustc)
+if [ -n "$RUSTC" ]; then
+	cat >"$TMP/r.rs" <<'EOF2'
+#[inline(never)]
+fn build(n: usize) -> Vec<String> {
+    (0..n).map(|i| format!("item-{:08}-{}", i, "x".repeat(100))).collect()
+}
+fn main() {
+    let leak = Box::leak(Box::new(build(20000)));
+    println!("{}", leak.len());
+}
+EOF2
+	"$RUSTC" -g -O -C force-frame-pointers=yes -o "$TMP/rprog" "$TMP/r.rs" 2>/dev/null || bad "rustc failed"
+	run -- ./rprog
+	rline=$(grep -n 'format!' "$TMP/r.rs" | cut -d: -f1)
+	grep -A1 -E '^ +2\.2 MiB .* 20000  alloc::' "$TMP/o" | grep -qE "^ +from r::build.* .*r\.rs:$rline\$" ||
+		bad "rust: the 20000 strings are not traced to r.rs:$rline: $(cat "$TMP/o")"
+	[ $fail = 0 ] && echo "ok: Rust std allocation sites name r::build at r.rs:$rline"
+else
+	echo "note: no rustc, Rust case not checked"
+fi
+
 # 5. PROG is a shell that runs the real program: the report is the child's (the process that
 #    held the most live memory), and the shell's own dump is mentioned.
 run -- bash -c './cxx; true'
