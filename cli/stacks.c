@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "../base/hash.h"
+#include "../profile/arena.h"
 #include "../profile/symtab.h"
 
 /* What one lookup address turns into, computed once per address. */
@@ -133,34 +134,20 @@ char *stacks_short_name(const char *full, char *out, size_t cap)
 	return out;
 }
 
-static void *xrealloc(void *p, size_t n)
-{
-	void *q = realloc(p, n ? n : 1);
-	if (!q) {
-		fprintf(stderr, "heaptap: out of memory\n");
-		exit(1);
-	}
-	return q;
-}
-
 static int grow_names(struct stacks *s, struct priv *pv)
 {
 	if (s->nnames < pv->names_cap)
 		return 0;
 	pv->names_cap = pv->names_cap ? pv->names_cap * 2 : 256;
-	s->names = xrealloc(s->names, pv->names_cap * sizeof(*s->names));
-	pv->stamp = xrealloc(pv->stamp, pv->names_cap * sizeof(*pv->stamp));
+	s->names = arena_xrealloc(s->names, pv->names_cap * sizeof(*s->names));
+	pv->stamp = arena_xrealloc(pv->stamp, pv->names_cap * sizeof(*pv->stamp));
 	return 0;
 }
 
 static void rehash_names(struct stacks *s, struct priv *pv)
 {
 	size_t cap = pv->nslot_cap ? pv->nslot_cap * 2 : 512;
-	struct name_slot *ns = calloc(cap, sizeof(*ns));
-	if (!ns) {
-		fprintf(stderr, "heaptap: out of memory\n");
-		exit(1);
-	}
+	struct name_slot *ns = arena_xcalloc(cap, sizeof(*ns));
 	for (size_t i = 0; i < s->nnames; i++) {
 		size_t j = hash_str(s->names[i].name) & (cap - 1);
 		while (ns[j].used)
@@ -232,7 +219,7 @@ static void sb_printf(struct sbuf *b, const char *fmt, ...)
 			return;
 		}
 		b->cap = (b->n + (size_t)k + 1) * 2;
-		b->p = xrealloc(b->p, b->cap);
+		b->p = arena_xrealloc(b->p, b->cap);
 	}
 }
 
@@ -346,11 +333,7 @@ static struct addr_info *addr_lookup(const struct profile *p, struct stacks *s, 
 {
 	if ((pv->addr_n + 1) * 2 > pv->addr_cap) {
 		size_t cap = pv->addr_cap ? pv->addr_cap * 2 : 1024;
-		struct addr_info *na = calloc(cap, sizeof(*na));
-		if (!na) {
-			fprintf(stderr, "heaptap: out of memory\n");
-			exit(1);
-		}
+		struct addr_info *na = arena_xcalloc(cap, sizeof(*na));
 		for (size_t i = 0; i < pv->addr_cap; i++) {
 			if (!pv->addrs[i].used)
 				continue;
@@ -380,7 +363,7 @@ static struct addr_info *addr_lookup(const struct profile *p, struct stacks *s, 
 	uint32_t want = nf ? nf : 1;
 	if (pv->pool_n + want > pv->pool_cap) {
 		pv->pool_cap = (pv->pool_n + want) * 2;
-		pv->pool = xrealloc(pv->pool, pv->pool_cap * sizeof(*pv->pool));
+		pv->pool = arena_xrealloc(pv->pool, pv->pool_cap * sizeof(*pv->pool));
 	}
 	ai->first = (uint32_t)pv->pool_n;
 	char modbuf[512];
@@ -496,7 +479,7 @@ int stacks_build(struct stacks *s, const struct profile *p, const struct stacks_
 			continue;
 		if (sm->naddrs > path_cap) {
 			path_cap = sm->naddrs * 2;
-			path = xrealloc(path, path_cap * sizeof(*path));
+			path = arena_xrealloc(path, path_cap * sizeof(*path));
 		}
 		size_t np = 0;
 		for (uint32_t a = 0; a < sm->naddrs; a++) {
@@ -532,7 +515,7 @@ int stacks_build(struct stacks *s, const struct profile *p, const struct stacks_
 			nf += path[a].n;
 		if (pv->frames_n + nf > pv->frames_cap) {
 			pv->frames_cap = (pv->frames_n + nf) * 2 + 1024;
-			pv->frames = xrealloc(pv->frames, pv->frames_cap * sizeof(*pv->frames));
+			pv->frames = arena_xrealloc(pv->frames, pv->frames_cap * sizeof(*pv->frames));
 		}
 		size_t first = pv->frames_n;
 		for (size_t a = np; a-- > 0;)
@@ -540,8 +523,8 @@ int stacks_build(struct stacks *s, const struct profile *p, const struct stacks_
 				pv->frames[pv->frames_n++] = pv->pool[path[a].first + c];
 		if (s->ntraces == pv->traces_cap) {
 			pv->traces_cap = pv->traces_cap ? pv->traces_cap * 2 : 256;
-			s->traces = xrealloc(s->traces, pv->traces_cap * sizeof(*s->traces));
-			pv->trace_first = xrealloc(pv->trace_first, pv->traces_cap * sizeof(*pv->trace_first));
+			s->traces = arena_xrealloc(s->traces, pv->traces_cap * sizeof(*s->traces));
+			pv->trace_first = arena_xrealloc(pv->trace_first, pv->traces_cap * sizeof(*pv->trace_first));
 		}
 		uint32_t t = (uint32_t)s->ntraces++;
 		struct stacks_trace *tr = &s->traces[t];
@@ -603,7 +586,7 @@ static int cmp_rows(const void *x, const void *y)
 
 uint32_t *stacks_sorted(const struct stacks *s, int by_cum, size_t *n)
 {
-	uint32_t *ids = xrealloc(NULL, (s->nnames + 1) * sizeof(*ids));
+	uint32_t *ids = arena_xmalloc((s->nnames + 1) * sizeof(*ids));
 	size_t m = 0;
 	for (size_t i = 0; i < s->nnames; i++)
 		if (s->names[i].flat != 0 || s->names[i].cum != 0)
