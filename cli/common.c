@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
@@ -387,6 +389,27 @@ void common_args_release(struct common_args *a)
 	memset(a, 0, sizeof(*a));
 }
 
+/* 1 unless path is a regular uncompressed file without a "MAPPED_LIBRARIES:" line (a heap_v2
+   dump may have an empty map section; only a missing one means it was cut short). */
+static int has_maps_section(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 1;
+	struct stat st;
+	int found = 1;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 && st.st_size < ((off_t)1 << 40)) {
+		unsigned char *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (m != MAP_FAILED) {
+			int gz = st.st_size >= 2 && m[0] == 0x1f && m[1] == 0x8b;
+			found = gz || memmem(m, (size_t)st.st_size, "MAPPED_LIBRARIES:", 17) != NULL;
+			munmap(m, (size_t)st.st_size);
+		}
+	}
+	close(fd);
+	return found;
+}
+
 int common_read(const struct common_args *a, const char *path, struct profile *p)
 {
 	if (strcmp(path, "-") == 0)
@@ -413,7 +436,7 @@ int common_read(const struct common_args *a, const char *path, struct profile *p
 			fprintf(stderr, "heaptap: %s: %s\n", path, err);
 		return 1;
 	}
-	if (p->format && strcmp(p->format, "heap_v2") == 0 && p->nmaps == 0)
+	if (p->format && strcmp(p->format, "heap_v2") == 0 && p->nmaps == 0 && !has_maps_section(path))
 		fprintf(stderr, "heaptap: warning: %s: no MAPPED_LIBRARIES section (jemalloc and heaptap "
 		                "always write one): the file looks truncated, and its frames cannot be "
 		                "symbolized\n", path);

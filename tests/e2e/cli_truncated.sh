@@ -2,7 +2,8 @@
 # cli_truncated.sh - a heap_v2 dump cut short before its MAPPED_LIBRARIES section (a copy
 # interrupted, a disk filled) still reads, as jeprof reads what is there, but heaptap warns that
 # it looks truncated instead of printing a smaller total silently; a complete dump gets no
-# warning. Input: tests/golden/jemalloc_default.heap cut after its first stack records.
+# warning, nor does one whose map section is present but empty. Input:
+# tests/golden/jemalloc_default.heap cut after its first stack records.
 . "$(dirname "$0")/lib/test.sh"
 G=$ROOT/tests/golden/jemalloc_default.heap
 [ -f "$G" ] || { echo "FAIL: $G missing"; exit 1; }
@@ -11,6 +12,10 @@ n=$(grep -n '^MAPPED_LIBRARIES:' "$G" | cut -d: -f1)
 
 "$HEAPTAP" top "$G" >/dev/null 2>"$TMP/err0" || { echo "FAIL: top of the full dump exited $?"; fail=1; }
 grep -q 'truncated' "$TMP/err0" && { echo "FAIL: the complete dump is called truncated"; fail=1; }
+
+# An empty map section is not a truncation (a dump with no stacks and no maps).
+"$HEAPTAP" top "$ROOT/tests/golden/synth_heapv2_empty.heap" >/dev/null 2>"$TMP/err1" || { echo "FAIL: top of the empty dump exited $?"; fail=1; }
+grep -q 'truncated' "$TMP/err1" && { echo "FAIL: an empty MAPPED_LIBRARIES section is called truncated"; fail=1; }
 
 head -n 6 "$G" >"$TMP/cut.heap"
 "$HEAPTAP" top "$TMP/cut.heap" >"$TMP/out" 2>"$TMP/err"
