@@ -39,6 +39,8 @@ static const char run_help[] =
 	"  --out DIR              where the files go (default: ./heaptap-out)\n"
 	"  --top N                how many sites to print (default 10)\n"
 	"  -q, --quiet            print no report, only write the files\n"
+	"Unless the options set a dump schedule, a periodic dump is kept (replaced every 5 s) and\n"
+	"reported when PROG ends without a final dump (Ctrl-C, a crash).\n"
 	"With --conf prof_gdump:true the collector also dumps at new high-water marks (at most one a\n"
 	"second) and the report adds the largest live estimate among them (the peak).\n"
 	"The collector is found as $HEAPTAP_LIB, next to the heaptap binary, or in ../lib/heaptap/.\n";
@@ -270,6 +272,32 @@ static double peak_from_gdumps(const struct common_args *a, const char *dir, pid
 	}
 	closedir(d);
 	return peak;
+}
+
+/* Removes pid's periodic dumps (heaptap.<pid>.<seq>.t<n>.*) under dir: the safety copy run
+   asked for is not needed once the final dump exists. */
+static void remove_periodic(const char *dir, pid_t pid)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	char prefix[64];
+	int plen = snprintf(prefix, sizeof(prefix), "heaptap.%d.", (int)pid);
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		const char *nm = e->d_name;
+		if (strncmp(nm, prefix, (size_t)plen) != 0)
+			continue;
+		const char *dot = strchr(nm + plen, '.');
+		if (!dot || dot[1] != 't' || dot[2] < '0' || dot[2] > '9')
+			continue;
+		char *path;
+		if (asprintf(&path, "%s/%s", dir, nm) >= 0) {
+			unlink(path);
+			free(path);
+		}
+	}
+	closedir(d);
 }
 
 /* The final dump of pid under dir (heaptap.<pid>.<seq>.f.heap, the highest seq), or with
@@ -672,8 +700,16 @@ int cmd_run(int argc, char **argv)
 		return 1;
 	}
 	const char *envconf = getenv("HEAPTAP_CONF");
+	/* A program stopped by Ctrl-C or a signal writes no final dump: unless the user chose the
+	   dump schedule, keep one periodic dump (replaced every 5 s) to report instead. */
+	int own_schedule = 0;
+	static const char *const sched[] = {"prof_time_interval", "prof_max_dumps", "prof_gdump",
+	                                    "lg_prof_interval", NULL};
+	for (int i = 0; sched[i]; i++)
+		own_schedule |= (envconf && strstr(envconf, sched[i])) || (o.conf && strstr(o.conf, sched[i]));
 	char *conf;
-	if (asprintf(&conf, "prof_prefix:%s/heaptap,prof_final:true,prof_accum:true%s%s%s%s", dir,
+	if (asprintf(&conf, "prof_prefix:%s/heaptap,prof_final:true,prof_accum:true%s%s%s%s%s", dir,
+	             own_schedule ? "" : ",prof_time_interval:5s,prof_max_dumps:1",
 	             envconf && *envconf ? "," : "", envconf && *envconf ? envconf : "",
 	             o.conf && *o.conf ? "," : "", o.conf && *o.conf ? o.conf : "") < 0) {
 		free(dir);
@@ -735,8 +771,8 @@ int cmd_run(int argc, char **argv)
 			                "the exit handlers, e.g. with _exit)\n", a.rest[0], status);
 		dump = find_dump(dir, pid, 0);
 		if (!dump) {
-			fprintf(stderr, "heaptap: run: no dump to report (--conf prof_time_interval:1s writes "
-			                "one every second)\n");
+			fprintf(stderr, "heaptap: run: no dump to report (one is written every 5 s; "
+			                "--conf prof_time_interval:1s writes one every second)\n");
 			if (status == 0)
 				status = 1;
 			goto done;
@@ -744,6 +780,8 @@ int cmd_run(int argc, char **argv)
 		fprintf(stderr, "heaptap: run: reporting the last dump it wrote: %s\n", dump);
 		when = "in its last dump";
 	}
+	if (!own_schedule && strcmp(when, "at exit") == 0)
+		remove_periodic(dir, pid);
 	int npeak;
 	double peak = peak_from_gdumps(&a, dir, pid, &npeak);
 	if (!o.quiet && report(&a, &o, dump, who, when, peak, npeak) != 0 && status == 0)

@@ -157,6 +157,47 @@ grep -q '^heaptap: run: ./crash exited with status 0 without a final dump' "$TMP
 	bad "_exit: no message: $(cat "$TMP/e")"
 [ $fail = 0 ] && echo "ok: crash (139, last periodic dump reported) and _exit (1, said why)"
 
+# 3c. A server stopped with Ctrl-C (SIGINT) leaves no final dump; run keeps one periodic dump
+#     (every 5 s) by default and reports it, with the status 130.
+cat >"$TMP/server.c" <<'EOF2'
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+__attribute__((noinline)) char *grab(size_t n)
+{
+	char *p = malloc(n);
+	memset(p, 1, n);
+	return p;
+}
+int main(int argc, char **argv)
+{
+	char *p = grab(8 << 20);
+	FILE *f = fopen(argv[1], "w");
+	fprintf(f, "%d\n", (int)getpid());
+	fclose(f);
+	for (;;) {
+		sleep(1);
+		p[0]++;
+	}
+}
+EOF2
+cc -O1 -g -fno-omit-frame-pointer -o "$TMP/server" "$TMP/server.c" || { echo "FAIL: cannot compile server.c"; exit 1; }
+run -- ./server "$TMP/server.pid" &
+runpid=$!
+for i in $(seq 1 100); do [ -s "$TMP/server.pid" ] && break; sleep 0.1; done
+sleep 6 # one periodic dump
+spid=$(cat "$TMP/server.pid" 2>/dev/null)
+[ -n "$spid" ] && kill -INT "$spid"
+wait $runpid
+rc=$?
+[ $rc = 130 ] || bad "Ctrl-C: exit $rc, not 130"
+grep -q '^heaptap: run: ./server was killed by signal 2 (Interrupt) before its final dump$' "$TMP/e" ||
+	bad "Ctrl-C: no signal message: $(cat "$TMP/e")"
+grep -q '^heaptap: live heap of ./server in its last dump: 8.0 MiB in 1 object$' "$TMP/o" ||
+	bad "Ctrl-C: the periodic dump is not reported: $(cat "$TMP/o")"
+[ $fail = 0 ] && echo "ok: Ctrl-C on a server: 130, its last periodic dump reported (8.0 MiB at grab)"
+
 # 4. C++: the 100-byte strings are allocated inside libstdc++ (_M_construct has no line info);
 #    the row must say which of the program's frames led there.
 run -- ./cxx
