@@ -276,7 +276,12 @@ static void frame_name(struct sbuf *b, const struct stacks_options *o, uint64_t 
 	const char *isuf = inlined ? (o->style == STACKS_SHORT ? " (inline)" : "[inline]") : "";
 	char fileline[4096];
 	int have_file = f && f->file && f->file[0];
-	if (have_file)
+	/* Only the granularities that print it pay for it (one snprintf per frame otherwise). */
+	int need_fileline = o->gran == GRAN_LINES || o->gran == GRAN_ADDRESSES ||
+	                    (o->gran == GRAN_FUNCTIONS && !fn && o->style == STACKS_FULL && have_file);
+	if (!need_fileline)
+		fileline[0] = '\0';
+	else if (have_file)
 		snprintf(fileline, sizeof(fileline), "%s:%d", f->file, f->line);
 	else if (fn && o->style == STACKS_SHORT)
 		snprintf(fileline, sizeof(fileline), "??:?"); /* addr2line's answer jeprof shows */

@@ -73,12 +73,6 @@ struct run {
 	int32_t main_mod; /* the user's binary, or -1 */
 };
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
 static const struct profile *sort_ctx;
 
 static int cmp_map_start(const void *a, const void *b)
@@ -219,44 +213,19 @@ int symbolize_profile(struct profile *p, const struct sym_options *opt)
 	struct ent *ents = NULL;
 	size_t naddrs = 0, nents = 0, nresolved = 0;
 
-	/* 1. The unique addresses not yet symbolized: a hash set first (stacks repeat their
-	   frames many times), then a sort of what is left. */
-	size_t total = 0;
-	for (size_t i = 0; i < p->nsamples; i++)
-		total += p->samples[i].naddrs;
-	size_t cap = 64;
-	while (cap < total * 2)
-		cap *= 2;
-	uint64_t *set = calloc(cap, sizeof(*set));
-	addrs = malloc((total ? total : 1) * sizeof(*addrs));
+	/* 1. The unique addresses not yet symbolized, sorted (the model's set is sized by the
+	   distinct addresses, not by the total: a set of every frame of every stack cost 22 MB
+	   of freshly faulted pages and a fifth of the collect phase's time). */
 	r.order = malloc((p->nmaps ? p->nmaps : 1) * sizeof(*r.order));
 	r.map_mod = malloc((p->nmaps ? p->nmaps : 1) * sizeof(*r.map_mod));
-	if (!set || !addrs || !r.order || !r.map_mod) {
-		free(set);
+	if (!r.order || !r.map_mod)
 		goto oom;
-	}
-	int have_zero = 0; /* 0 marks an empty slot, so address 0 is tracked apart */
-	for (size_t i = 0; i < p->nsamples; i++) {
-		for (uint32_t k = 0; k < p->samples[i].naddrs; k++) {
-			uint64_t a = p->samples[i].addrs[k];
-			if (a == 0) {
-				if (!have_zero && !symtab_get(p->syms, 0))
-					addrs[naddrs++] = 0;
-				have_zero = 1;
-				continue;
-			}
-			size_t j = (size_t)((a * 0x9e3779b97f4a7c15ull) >> 20) & (cap - 1);
-			while (set[j] && set[j] != a)
-				j = (j + 1) & (cap - 1);
-			if (set[j])
-				continue;
-			set[j] = a;
-			if (!symtab_get(p->syms, a))
-				addrs[naddrs++] = a;
-		}
-	}
-	free(set);
-	qsort(addrs, naddrs, sizeof(*addrs), cmp_u64);
+	addrs = profile_unique_addrs(p, &naddrs);
+	size_t kept = 0;
+	for (size_t i = 0; i < naddrs; i++)
+		if (!symtab_get(p->syms, addrs[i]))
+			addrs[kept++] = addrs[i];
+	naddrs = kept;
 
 	/* 2. Mappings sorted by start, and the module of each. */
 	for (size_t i = 0; i < p->nmaps; i++)
