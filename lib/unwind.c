@@ -162,6 +162,13 @@ static int add_object(struct dl_phdr_info *info, size_t size, void *arg)
 
 void unwind_init(void)
 {
+	/* libunwind's DWARF register-state cache is consulted when its trace cache misses (a
+	   return address seen for the first time in this thread). Per thread it is a static TLS
+	   array (no allocation); the global one takes a mutex and blocks all signals with two
+	   sigprocmask system calls on every look-up. See docs/INTERNALS.md "Unwinding cost". */
+	static int policy_set;
+	if (!__atomic_exchange_n(&policy_set, 1, __ATOMIC_ACQ_REL))
+		unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
 	unsigned long long adds = 0;
 	dl_iterate_phdr(read_adds, &adds);
 	__atomic_store_n(&seen_adds, adds, __ATOMIC_RELAXED);

@@ -34,7 +34,8 @@ allowed=' _ITM_deregisterTMCloneTable _ITM_registerTMCloneTable __cxa_atexit __c
  pthread_attr_setstacksize pthread_create pthread_getattr_np pthread_key_create
  pthread_mutex_lock pthread_mutex_unlock pthread_mutex_trylock pthread_mutex_init
  pthread_self pthread_setspecific pthread_getspecific pthread_once pthread_setname_np
- unw_backtrace _ULx86_64_init_local _ULx86_64_step _ULx86_64_get_reg
+ unw_backtrace _ULx86_64_init_local _ULx86_64_step _ULx86_64_get_reg _ULx86_64_set_caching_policy
+ _ULx86_64_local_addr_space
  deflate deflateEnd deflateInit2_ crc32
  socket bind listen accept accept4 setsockopt getsockname recv send shutdown inet_ntop inet_pton
  posix_spawn posix_spawn_file_actions_init posix_spawn_file_actions_addopen
