@@ -468,6 +468,11 @@ int common_symbolize(const struct common_args *a, struct profile *p)
 		so.demangle = 0;
 	if (a->no_inlines)
 		so.inlines = 0;
+	/* top and collapsed at function granularity print names only: skip the line tables (a
+	   third of the symbolizer's time) unless --focus/--ignore, which match file:line too. */
+	if (a->gran == GRAN_FUNCTIONS && !a->focus && !a->ignore && a->cmd &&
+	    (strcmp(a->cmd, "top") == 0 || strcmp(a->cmd, "collapsed") == 0))
+		so.no_lines = 1;
 	common_progress("symbolizing");
 	int rc = symbolize_profile(p, &so) == 0 ? 0 : 1;
 	common_progress(NULL);

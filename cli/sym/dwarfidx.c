@@ -98,6 +98,7 @@ struct dwarfidx {
 	struct curange *ranges;
 	size_t nranges;
 	int rangeless_loaded; /* CUs without DW_AT_ranges/low_pc were indexed and added */
+	int no_lines;         /* dwarfidx_set_lines(x, 0) */
 	size_t nnodes_total, ntops_total, ntops_loaded;
 };
 
@@ -759,6 +760,26 @@ static const char *cu_file(struct cu *c, uint32_t idx)
 	return file_name(c, c->files, idx);
 }
 
+void dwarfidx_set_lines(struct dwarfidx *x, int lines)
+{
+	x->no_lines = !lines;
+}
+
+/* The line table's file:line of vaddr in c, or file NULL / line 0. */
+static void line_of(struct cu *c, uint64_t vaddr, const char **file, int *line)
+{
+	*file = NULL;
+	*line = 0;
+	Dwarf_Line *ln = dwarf_getsrc_die(&c->die, vaddr);
+	if (ln) {
+		Dwarf_Files *lf;
+		size_t fidx;
+		*file = dwarf_line_file(ln, &lf, &fidx) == 0 ? file_name(c, lf, fidx) : dwarf_linesrc(ln, NULL, NULL);
+		if (dwarf_lineno(ln, line) != 0)
+			*line = 0;
+	}
+}
+
 int dwarfidx_lookup(struct dwarfidx *x, uint64_t vaddr, struct dwarfidx_frame *out, int max)
 {
 	if (max <= 0)
@@ -771,20 +792,14 @@ int dwarfidx_lookup(struct dwarfidx *x, uint64_t vaddr, struct dwarfidx_frame *o
 	if (!c)
 		return 0;
 	index_cu(x, c);
-	const char *file = NULL;
-	int line = 0;
-	Dwarf_Line *ln = dwarf_getsrc_die(&c->die, vaddr);
-	if (ln) {
-		Dwarf_Files *lf;
-		size_t fidx;
-		file = dwarf_line_file(ln, &lf, &fidx) == 0 ? file_name(c, lf, fidx) : dwarf_linesrc(ln, NULL, NULL);
-		if (dwarf_lineno(ln, &line) != 0)
-			line = 0;
-	}
 	struct top *t = find_top(c, vaddr);
 	if (t)
 		load_top(x, c, t);
 	const struct seg *s = t ? find_seg(t, vaddr) : NULL;
+	const char *file = NULL;
+	int line = 0;
+	if (!s || !x->no_lines)
+		line_of(c, vaddr, &file, &line);
 	if (!s) {
 		if (!file)
 			return 0;
@@ -800,8 +815,8 @@ int dwarfidx_lookup(struct dwarfidx *x, uint64_t vaddr, struct dwarfidx_frame *o
 		if (!nd->inlined)
 			break;
 		/* The caller's position is this inline's call site. */
-		file = nd->call_file != UINT32_MAX ? cu_file(c, nd->call_file) : NULL;
-		line = (int)nd->call_line;
+		file = nd->call_file != UINT32_MAX && !x->no_lines ? cu_file(c, nd->call_file) : NULL;
+		line = x->no_lines ? 0 : (int)nd->call_line;
 		k = nd->parent;
 	}
 	return n;

@@ -33,6 +33,11 @@ struct dwarfidx_frame {
 /* Creates an index over dw (not owned: the caller ends dw after dwarfidx_free). demangle: 1
    to demangle linkage names. Reads only the CU headers; returns NULL on allocation failure. */
 struct dwarfidx *dwarfidx_new(Dwarf *dw, int demangle);
+/* lines 0: an address that a function DIE covers is answered without its file and line (file
+   NULL, line 0, the call sites' too), so no CU's line table is ever decoded: for reports that
+   print function names only. An address no function covers still gets the line table's
+   file:line. Default 1. */
+void dwarfidx_set_lines(struct dwarfidx *x, int lines);
 void dwarfidx_free(struct dwarfidx *x);
 
 /*

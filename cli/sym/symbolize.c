@@ -208,6 +208,7 @@ int symbolize_profile(struct profile *p, const struct sym_options *opt)
 	r.cfg.sysroot = opt->sysroot;
 	r.cfg.debug_root = findfile_debug_root(opt->debug_root);
 	r.cfg.demangle = opt->demangle;
+	r.cfg.no_lines = opt->no_lines;
 	int rc = -1;
 	uint64_t *addrs = NULL;
 	struct ent *ents = NULL;

@@ -23,6 +23,8 @@ struct sym_options {
 	int quiet;                    /* 1: no warnings on stderr */
 	const char *debug_root;       /* root of separate debug files (--debug-dir), or NULL for
 	                                 $HEAPTAP_DEBUG_ROOT, else /usr/lib/debug */
+	int no_lines;                 /* 1: frames that DWARF names get no file:line (no line table
+	                                 is decoded): for reports that print function names only */
 };
 
 /* Fills o with the defaults: demangle and inlines on, everything else off / NULL.

@@ -22,6 +22,7 @@ struct symfile_cfg {
 	const char *sysroot;           /* or NULL */
 	const char *debug_root;        /* root of separate debug files (never NULL) */
 	int demangle;                  /* 1 to demangle names */
+	int no_lines;                  /* 1: names only, no file:line (dwarfidx_set_lines) */
 };
 
 /*
