@@ -227,7 +227,7 @@ static void find_stack_bounds(void)
 	}
 }
 
-HEAPTAP_TEXT static uint32_t walk_fp(uintptr_t *pcs, uint32_t max)
+HEAPTAP_TEXT uint32_t unwind_walk_fp(uintptr_t *pcs, uint32_t max)
 {
 	if (!stack_hi)
 		find_stack_bounds();
@@ -259,21 +259,8 @@ uint32_t unwind_strip(const uintptr_t *pcs, uint32_t depth)
 	return skip;
 }
 
-HEAPTAP_TEXT uint32_t unwind_capture(uintptr_t *pcs, uint32_t max, int mode)
+uint32_t unwind_finish(uintptr_t *pcs, uint32_t max, const uintptr_t *raw, uint32_t n)
 {
-	/* room for our own frames on top of the max user frames */
-	enum { SLACK = 16 };
-	uintptr_t raw[256 + SLACK];
-	uint32_t want = max + SLACK;
-	if (want > sizeof raw / sizeof raw[0])
-		want = sizeof raw / sizeof raw[0];
-	uint32_t n;
-	if (mode == UNWIND_FP) {
-		n = walk_fp(raw, want);
-	} else {
-		int r = unw_backtrace((void **)raw, (int)want);
-		n = r > 0 ? (uint32_t)r : 0;
-	}
 	uint32_t skip = 0;
 	while (skip < n && unwind_is_internal(raw[skip]))
 		skip++;

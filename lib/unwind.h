@@ -12,13 +12,44 @@
 
 #include <stdint.h>
 
+#include "options.h"
+
 /* Looks up the address ranges of operator new & co in every loaded object's dynamic symbol
    table (read in memory: no dlsym, no allocation). Call once at init. */
 void unwind_init(void);
 
+/* libunwind's (libunwind.h, local-only): declared here so that callers need not include it */
+int unw_backtrace(void **buffer, int size);
+
+/* Room for the profiler's own frames on top of the max user frames. */
+enum { UNWIND_SLACK = 16, UNWIND_RAW_MAX = 256 + UNWIND_SLACK };
+
+/* unwind_capture's out-of-line halves: the frame-pointer walk into raw[0..want) (returns the
+   depth), and the stripping of raw[0..n) into pcs[0..max) (returns the depth kept). */
+uint32_t unwind_walk_fp(uintptr_t *raw, uint32_t want);
+uint32_t unwind_finish(uintptr_t *pcs, uint32_t max, const uintptr_t *raw, uint32_t n);
+
 /* Fills pcs[0..max) leaf first; returns the depth after stripping (>= 1 unless nothing
-   could be unwound, then 0). mode is enum unwind_mode (options.h). */
-uint32_t unwind_capture(uintptr_t *pcs, uint32_t max, int mode);
+   could be unwound, then 0). mode is enum unwind_mode (options.h). Inlined into its caller
+   (which must itself be profiler code, section heaptap_text, so its frame is stripped): a
+   frame fewer for libunwind to step through costs ~100 instructions less per sample (see
+   docs/INTERNALS.md "Unwinding cost"). Uses ~2 KiB of the caller's stack. */
+static inline __attribute__((always_inline)) uint32_t unwind_capture(uintptr_t *pcs, uint32_t max,
+                                                                     int mode)
+{
+	uintptr_t raw[UNWIND_RAW_MAX];
+	uint32_t want = max + UNWIND_SLACK;
+	if (want > UNWIND_RAW_MAX)
+		want = UNWIND_RAW_MAX;
+	uint32_t n;
+	if (mode == UNWIND_FP) {
+		n = unwind_walk_fp(raw, want);
+	} else {
+		int r = unw_backtrace((void **)raw, (int)want);
+		n = r > 0 ? (uint32_t)r : 0;
+	}
+	return unwind_finish(pcs, max, raw, n);
+}
 
 /* Looks the operator new ranges up again if objects were loaded since the last look-up (a
    libstdc++ that a dlopen'ed plugin brought in with RTLD_LOCAL). It reads the objects'
