@@ -35,7 +35,7 @@ CLI_SRC     := $(wildcard cli/*.c cli/sym/*.c cli/render/*.c)
 CLI_MAIN    := cli/main.c
 
 INPROC_SRC  := $(BASE_SRC) $(PROFILE_INPROC) $(LIB_SRC)
-CORE_SRC    := $(BASE_SRC) $(PROFILE_INPROC) $(filter-out lib/interpose.c,$(LIB_SRC))
+CORE_SRC    := $(BASE_SRC) $(PROFILE_INPROC) $(filter-out lib/interpose.c lib/interpose_cxx.c,$(LIB_SRC))
 TOOL_SRC    := $(BASE_SRC) $(PROFILE_SRC) $(filter-out $(CLI_MAIN),$(CLI_SRC))
 
 # The collector: position independent, hidden by default, initial-exec TLS (no lazy TLS malloc).

@@ -407,7 +407,9 @@ static void *early_alloc(size_t n, size_t align)
 	return real_pool_alloc(n, align);
 }
 
-HEAPTAP_TEXT void *core_alloc_slow(enum core_fn fn, size_t n, size_t align)
+/* The slow path of every allocation: `alloc` NULL means the malloc family (real_call). */
+HEAPTAP_TEXT static void *alloc_slow(enum core_fn fn, size_t n, size_t align,
+                                     void *(*alloc)(size_t, size_t))
 {
 	struct tstate *t = &core_tls;
 	if (unlikely(!real_ready())) {
@@ -417,17 +419,37 @@ HEAPTAP_TEXT void *core_alloc_slow(enum core_fn fn, size_t n, size_t align)
 	}
 	if (t->depth) {
 		__atomic_fetch_add(&core.reentrant, 1, __ATOMIC_RELAXED);
-		return real_call(fn, n, align);
+		return alloc ? alloc(n, align) : real_call(fn, n, align);
 	}
 	t->depth++;
 	uint64_t c = n ? n : 1;
 	int sample = account(t, c);
 	core_count(t, fn, c);
-	void *p = real_call(fn, n, align);
+	void *p = alloc ? alloc(n, align) : real_call(fn, n, align);
 	if (p && sample)
 		record(t, p, c);
 	t->depth--;
 	return p;
+}
+
+HEAPTAP_TEXT void *core_alloc_slow(enum core_fn fn, size_t n, size_t align)
+{
+	return alloc_slow(fn, n, align, NULL);
+}
+
+HEAPTAP_TEXT void *core_alloc_slow_with(enum core_fn fn, size_t n, size_t align,
+                                        void *(*alloc)(size_t, size_t))
+{
+	return alloc_slow(fn, n, align, alloc);
+}
+
+HEAPTAP_TEXT void core_forget_slow(void *p)
+{
+	if (!p || real_pool_owns(p))
+		return;
+	struct live_entry e;
+	if (core.enabled && livetab_filter_hit(p))
+		forget(&core_tls, p, &e);
 }
 
 HEAPTAP_TEXT void *core_calloc_slow(size_t nmemb, size_t size)

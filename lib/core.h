@@ -21,7 +21,8 @@
 /* Which interposed function was called (statistics index). */
 enum core_fn {
 	FN_MALLOC, FN_FREE, FN_CALLOC, FN_REALLOC, FN_REALLOCARRAY, FN_POSIX_MEMALIGN,
-	FN_ALIGNED_ALLOC, FN_MEMALIGN, FN_VALLOC, FN_PVALLOC, FN_USABLE_SIZE, FN_COUNT
+	FN_ALIGNED_ALLOC, FN_MEMALIGN, FN_VALLOC, FN_PVALLOC, FN_USABLE_SIZE, FN_NEW, FN_DELETE,
+	FN_COUNT
 };
 
 #define CORE_HIST_BUCKETS 48
@@ -77,6 +78,13 @@ static inline void core_count(struct tstate *t, enum core_fn fn, uint64_t c)
 void *core_alloc_slow(enum core_fn fn, size_t nbytes, size_t align);
 void *core_calloc_slow(size_t nmemb, size_t size);
 void core_free_slow(void *p);
+/* As core_alloc_slow, but the block comes from alloc(n, align) (a real operator new: it may
+   throw, so call it only with a nothrow one); used where the allocator below is not malloc. */
+void *core_alloc_slow_with(enum core_fn fn, size_t nbytes, size_t align,
+                           void *(*alloc)(size_t, size_t));
+/* Removes p from the tables if it was sampled (the filter hit: the caller checked), without
+   freeing it. For operator delete over an allocator whose delete does not call free. */
+void core_forget_slow(void *p);
 void *core_realloc_slow(void *p, size_t nbytes);
 
 /* Records an unloaded object before dlclose(handle) runs (maps.c keeps it for later dumps). */

@@ -86,6 +86,46 @@ static void *sym(const char *name)
 	return dlsym(RTLD_NEXT, name);
 }
 
+struct real_cxx_fns real_cxx;
+
+const char *const real_cxx_names[RCXX_COUNT] = {
+	"_Znwm", "_Znam", "_ZnwmRKSt9nothrow_t", "_ZnamRKSt9nothrow_t",
+	"_ZnwmSt11align_val_t", "_ZnamSt11align_val_t",
+	"_ZnwmSt11align_val_tRKSt9nothrow_t", "_ZnamSt11align_val_tRKSt9nothrow_t",
+	"_ZdlPv", "_ZdaPv", "_ZdlPvRKSt9nothrow_t", "_ZdaPvRKSt9nothrow_t", "_ZdlPvm", "_ZdaPvm",
+	"_ZdlPvSt11align_val_t", "_ZdaPvSt11align_val_t",
+	"_ZdlPvSt11align_val_tRKSt9nothrow_t", "_ZdaPvSt11align_val_tRKSt9nothrow_t",
+	"_ZdlPvmSt11align_val_t", "_ZdaPvmSt11align_val_t",
+};
+
+/* Base address of the object that defines `fn`, or NULL. */
+static void *object_of(void *fn)
+{
+	Dl_info di;
+	if (!fn || !dladdr(fn, &di))
+		return NULL;
+	return di.dli_fbase;
+}
+
+/* The operator new/delete family: an entry is counted by heaptap's wrapper only when it is
+   defined by the object that also gives us malloc (see real.h). */
+static void resolve_cxx(void *malloc_fn)
+{
+	void *malloc_obj = object_of(malloc_fn);
+	for (int i = 0; i < RCXX_COUNT; i++) {
+		void *f = sym(real_cxx_names[i]);
+		real_cxx.fn[i] = f;
+		real_cxx.counts[i] = f && malloc_obj && object_of(f) == malloc_obj;
+	}
+	/* a counted throwing new samples through its nothrow twin (interpose_cxx.c) */
+	static const int twin[][2] = {{RCXX_NEW, RCXX_NEW_NT}, {RCXX_NEW_ARR, RCXX_NEW_ARR_NT},
+	                              {RCXX_NEW_AL, RCXX_NEW_AL_NT},
+	                              {RCXX_NEW_ARR_AL, RCXX_NEW_ARR_AL_NT}};
+	for (size_t i = 0; i < sizeof twin / sizeof twin[0]; i++)
+		if (!real_cxx.fn[twin[i][1]])
+			real_cxx.counts[twin[i][0]] = 0;
+}
+
 void real_resolve(void)
 {
 	int st = __atomic_load_n(&resolve_state, __ATOMIC_ACQUIRE);
@@ -126,6 +166,7 @@ void real_resolve(void)
 		(void)!write(2, msg, sizeof msg - 1);
 		_exit(127);
 	}
+	resolve_cxx((void *)r.malloc);
 	real = r;
 	resolving_here = 0;
 	__atomic_store_n(&resolve_state, 2, __ATOMIC_RELEASE);

@@ -196,7 +196,7 @@ static void key_bool(struct outbuf *ob, const char *key, int v, int comma)
 
 static const char *const fn_names[FN_COUNT] = {
 	"malloc", "free", "calloc", "realloc", "reallocarray", "posix_memalign",
-	"aligned_alloc", "memalign", "valloc", "pvalloc", "malloc_usable_size",
+	"aligned_alloc", "memalign", "valloc", "pvalloc", "malloc_usable_size", "new", "delete",
 };
 static const char *const trig_names[NTRIG] = {"interval", "gdump", "manual", "final", "time",
                                               "signal"};

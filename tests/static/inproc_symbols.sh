@@ -6,7 +6,7 @@
 # dlsym). So every undefined symbol must be on the allowlist below (system calls, string
 # functions, pthread, dl*, libunwind, zlib, libm); a forbidden one fails with its name, and
 # an unknown one fails too, so that a new import is looked at before it is allowed. Exports
-# must be exactly the malloc family, dlclose and heaptap_*.
+# must be exactly the malloc family, C++ operator new/delete, dlclose and heaptap_*.
 set -u
 lib="${HEAPTAP_LIB:-build/libheaptap.so}"
 [ -f "$lib" ] || { echo "no $lib (run make)"; exit 1; }
@@ -57,7 +57,12 @@ for s in $(nm -D --undefined-only --format=just-symbols "$lib" | sed 's/@.*//' |
 done
 
 want_exports=' aligned_alloc calloc cfree dlclose free malloc malloc_usable_size memalign
- posix_memalign pvalloc realloc reallocarray valloc '
+ posix_memalign pvalloc realloc reallocarray valloc
+ _Znwm _Znam _ZnwmRKSt9nothrow_t _ZnamRKSt9nothrow_t _ZnwmSt11align_val_t _ZnamSt11align_val_t
+ _ZnwmSt11align_val_tRKSt9nothrow_t _ZnamSt11align_val_tRKSt9nothrow_t
+ _ZdlPv _ZdaPv _ZdlPvRKSt9nothrow_t _ZdaPvRKSt9nothrow_t _ZdlPvm _ZdaPvm
+ _ZdlPvSt11align_val_t _ZdaPvSt11align_val_t _ZdlPvSt11align_val_tRKSt9nothrow_t
+ _ZdaPvSt11align_val_tRKSt9nothrow_t _ZdlPvmSt11align_val_t _ZdaPvmSt11align_val_t '
 want_exports=" $(echo $want_exports) "
 nexp=0
 for s in $(nm -D --defined-only --format=just-symbols "$lib" | sed 's/@.*//' | sort -u); do
