@@ -5,7 +5,8 @@
 # through new, new[], nothrow new/new[] and aligned new/new[] and frees the rest with sized
 # and aligned deletes; at lg_prof_sample:0 `heaptap top --show_bytes` must give each site its
 # exact bytes and churn none, and the output and exit code must equal the unprofiled run's.
-# Default-rate runs under each allocator must just behave the same.
+# The statistics must show at least the program's 6250 operator new and 6000 operator delete
+# calls. Default-rate runs under each allocator must just behave the same.
 set -u
 prog="$HEAPTAP_BUILD/progs/cxx_alloc_sites"
 [ -x "$prog" ] || { echo "no $prog (run make progs)"; exit 1; }
@@ -30,8 +31,14 @@ for alloc in glibc /usr/lib/x86_64-linux-gnu/libjemalloc.so.2 /usr/lib/x86_64-li
 	fi
 	tested=$((tested + 1))
 	rm -f ./*.heap
-	out=$(HEAPTAP_CONF=lg_prof_sample:0 LD_PRELOAD="$pre" "$prog")
+	out=$(CXX_SITES_STATS=1 HEAPTAP_CONF=lg_prof_sample:0 LD_PRELOAD="$pre" "$prog" 2>"$d/stats")
 	rc=$?
+	nnew=$(grep -o '"new":[0-9]*' "$d/stats" | cut -d: -f2)
+	ndel=$(grep -o '"delete":[0-9]*' "$d/stats" | cut -d: -f2)
+	if [ "${nnew:-0}" -lt 6250 ] || [ "${ndel:-0}" -lt 6000 ]; then
+		echo "FAIL [$alloc]: stats calls new=${nnew:-none} delete=${ndel:-none}, want >= 6250, >= 6000"
+		fail=1
+	fi
 	if [ "$out" != "$want_out" ] || [ $rc -ne $want_rc ]; then
 		echo "FAIL [$alloc]: output '$out' rc $rc, unprofiled '$want_out' rc $want_rc"
 		fail=1

@@ -4,6 +4,8 @@
 // aligned deletes. Not a benchmark; prints a checksum so profiled and plain runs compare.
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
+#include <dlfcn.h>
 #include <new>
 
 struct Obj48 { long v[6]; };
@@ -66,5 +68,12 @@ int main()
 	site_aligned();
 	site_aligned_arr();
 	std::printf("sites=%d misaligned=%d sum=%ld\n", nkeep, misaligned, sum);
+	// with CXX_SITES_STATS set and heaptap loaded: its statistics JSON on stderr
+	auto stats = reinterpret_cast<long (*)(char *, std::size_t)>(dlsym(RTLD_DEFAULT, "heaptap_stats_json"));
+	if (std::getenv("CXX_SITES_STATS") && stats) {
+		static char buf[65536];
+		if (stats(buf, sizeof buf) > 0)
+			std::fprintf(stderr, "%s\n", buf);
+	}
 	return misaligned ? 1 : 0;
 }
