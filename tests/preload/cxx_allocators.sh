@@ -4,7 +4,8 @@
 # operator new/delete never reach malloc). build/progs/cxx_alloc_sites keeps known live bytes
 # through new, new[], nothrow new/new[] and aligned new/new[] and frees the rest with sized
 # and aligned deletes; at lg_prof_sample:0 `heaptap top --show_bytes` must give each site its
-# exact bytes and churn none, and the output and exit code must equal the unprofiled run's.
+# exact bytes and churn none, and the output (which includes how many impossible requests
+# threw std::bad_alloc or returned NULL) and exit code must equal the unprofiled run's.
 # The statistics must show at least the program's 6250 operator new and 6000 operator delete
 # calls. Default-rate runs under each allocator must just behave the same.
 set -u

@@ -1,7 +1,8 @@
 // cxx_alloc_sites.cc - C++ allocation sites with known live bytes, for
 // tests/preload/cxx_allocators.sh: each noinline function keeps a fixed amount alive through
 // one operator new variant, and churn() frees everything it allocates with sized and
-// aligned deletes. Not a benchmark; prints a checksum so profiled and plain runs compare.
+// aligned deletes; huge() checks std::bad_alloc and nothrow NULL. Not a benchmark; prints a
+// checksum so profiled and plain runs compare.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -58,8 +59,26 @@ __attribute__((noinline)) long churn()
 	return sum;
 }
 
+// impossible requests: std::bad_alloc from the throwing forms, NULL from the nothrow ones
+__attribute__((noinline)) int huge()
+{
+	volatile std::size_t n = (std::size_t)1 << 60;
+	int failed = 0;
+	for (int i = 0; i < 3; i++) {
+		try {
+			sink = new char[n];
+		} catch (const std::bad_alloc &) {
+			failed++;
+		}
+	}
+	if (!(sink = new (std::nothrow) char[n]))
+		failed++;
+	return failed;
+}
+
 int main()
 {
+	int failed = huge();
 	long sum = churn();
 	site_new();
 	site_new_arr();
@@ -67,7 +86,7 @@ int main()
 	site_nothrow_arr();
 	site_aligned();
 	site_aligned_arr();
-	std::printf("sites=%d misaligned=%d sum=%ld\n", nkeep, misaligned, sum);
+	std::printf("sites=%d misaligned=%d sum=%ld huge_failed=%d\n", nkeep, misaligned, sum, failed);
 	// with CXX_SITES_STATS set and heaptap loaded: its statistics JSON on stderr
 	auto stats = reinterpret_cast<long (*)(char *, std::size_t)>(dlsym(RTLD_DEFAULT, "heaptap_stats_json"));
 	if (std::getenv("CXX_SITES_STATS") && stats) {
