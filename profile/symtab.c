@@ -11,11 +11,17 @@
 #include "../base/hash.h"
 #include "arena.h"
 
+/* A hash slot carries its address, so a probe touches the slot array only. */
+struct slot {
+	uint64_t addr;
+	uint32_t idx; /* index into syms + 1; 0 = empty */
+};
+
 struct prof_symtab {
 	struct arena arena;
 	struct prof_symbol *syms; /* dense, in insertion order */
 	size_t n, cap;
-	uint32_t *slots; /* index into syms + 1; 0 = empty */
+	struct slot *slots; /* open addressing on addr */
 	size_t mask;
 	const char **strs; /* interned strings; NULL = empty */
 	uint64_t *str_hashes;
@@ -49,7 +55,7 @@ void symtab_free(struct prof_symtab *t)
 static size_t symtab_slot(const struct prof_symtab *t, uint64_t addr)
 {
 	size_t j = hash_mix64(addr) & t->mask;
-	while (t->slots[j] && t->syms[t->slots[j] - 1].addr != addr)
+	while (t->slots[j].idx && t->slots[j].addr != addr)
 		j = (j + 1) & t->mask;
 	return j;
 }
@@ -59,7 +65,7 @@ const struct prof_symbol *symtab_get(const struct prof_symtab *t, uint64_t addr)
 	if (!t)
 		return NULL;
 	size_t j = symtab_slot(t, addr);
-	return t->slots[j] ? &t->syms[t->slots[j] - 1] : NULL;
+	return t->slots[j].idx ? &t->syms[t->slots[j].idx - 1] : NULL;
 }
 
 static void symtab_grow(struct prof_symtab *t)
@@ -70,7 +76,7 @@ static void symtab_grow(struct prof_symtab *t)
 	t->mask = n - 1;
 	for (size_t i = 0; i < t->n; i++) {
 		size_t j = symtab_slot(t, t->syms[i].addr);
-		t->slots[j] = (uint32_t)(i + 1);
+		t->slots[j] = (struct slot){t->syms[i].addr, (uint32_t)(i + 1)};
 	}
 }
 
@@ -120,8 +126,8 @@ void symtab_put(struct prof_symtab *t, uint64_t addr, const struct prof_frame *f
 {
 	size_t j = symtab_slot(t, addr);
 	struct prof_symbol *sym;
-	if (t->slots[j]) {
-		sym = &t->syms[t->slots[j] - 1];
+	if (t->slots[j].idx) {
+		sym = &t->syms[t->slots[j].idx - 1];
 	} else {
 		if (t->n == t->cap) {
 			t->cap = t->cap ? t->cap * 2 : 256;
@@ -129,7 +135,7 @@ void symtab_put(struct prof_symtab *t, uint64_t addr, const struct prof_frame *f
 		}
 		sym = &t->syms[t->n++];
 		sym->addr = addr; /* before growing: the rehash reads it */
-		t->slots[j] = (uint32_t)t->n;
+		t->slots[j] = (struct slot){addr, (uint32_t)t->n};
 		if (t->n * 2 > t->mask + 1)
 			symtab_grow(t);
 	}
