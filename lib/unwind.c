@@ -25,6 +25,9 @@ static struct {
 	uintptr_t lo, hi;
 } ranges[MAX_RANGES];
 static int nranges;
+/* the hull of ranges[0..nranges): most user return addresses (a PIE program at 0x55..., below
+   every shared object) fall outside it and need no walk through the entries */
+static uintptr_t hull_lo, hull_hi;
 
 static const char *const new_syms[] = {
 	"_Znwm", "_Znam", "_ZnwmRKSt9nothrow_t", "_ZnamRKSt9nothrow_t",
@@ -178,6 +181,13 @@ void unwind_init(void)
 	/* every object: libstdc++ wherever it was loaded from (RTLD_LOCAL plugins included), and a
 	   program or library that replaces operator new */
 	dl_iterate_phdr(add_object, &n);
+	uintptr_t lo = UINTPTR_MAX, hi = 0;
+	for (int i = 0; i < n; i++) {
+		lo = ranges[i].lo < lo ? ranges[i].lo : lo;
+		hi = ranges[i].hi > hi ? ranges[i].hi : hi;
+	}
+	__atomic_store_n(&hull_lo, lo, __ATOMIC_RELAXED);
+	__atomic_store_n(&hull_hi, hi, __ATOMIC_RELAXED);
 	__atomic_store_n(&nranges, n, __ATOMIC_RELEASE);
 }
 
@@ -198,6 +208,9 @@ int unwind_is_internal(uintptr_t pc)
 	if (pc >= (uintptr_t)__start_heaptap_text && pc < (uintptr_t)__stop_heaptap_text)
 		return 1;
 	int n = __atomic_load_n(&nranges, __ATOMIC_ACQUIRE);
+	if (pc <= __atomic_load_n(&hull_lo, __ATOMIC_RELAXED) ||
+	    pc > __atomic_load_n(&hull_hi, __ATOMIC_RELAXED))
+		return 0;
 	for (int i = 0; i < n; i++)
 		if (pc > ranges[i].lo && pc <= ranges[i].hi)
 			return 1;
