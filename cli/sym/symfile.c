@@ -313,10 +313,10 @@ struct symfile *symfile_open(const char *map_path, const char *exact, const char
 		f->dw = dwarf_begin_elf(dwelf, DWARF_C_READ, NULL);
 		if (f->dw)
 			f->dx = dwarfidx_new(f->dw, cfg->demangle);
-		if (f->dx && cfg->no_lines)
-			dwarfidx_set_lines(f->dx, 0);
 		else
 			f->dw_path = NULL;
+		if (f->dx && cfg->no_lines)
+			dwarfidx_set_lines(f->dx, 0);
 	}
 	/* The full symbol table beats .dynsym, wherever it is. */
 	if (!has_symtab(f->main.elf) && f->debug.elf && has_symtab(f->debug.elf))
