@@ -16,16 +16,7 @@
 #include "../../base/outbuf.h"
 #include "../../lib/collector.h"
 #include "../../lib/core.h"
-
-static int failures;
-
-#define CHECK(cond)                                                              \
-	do {                                                                     \
-		if (!(cond)) {                                                   \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-			failures++;                                              \
-		}                                                                \
-	} while (0)
+#include "check.h"
 
 static char dump[1 << 20];
 

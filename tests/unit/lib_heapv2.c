@@ -13,16 +13,7 @@
 #include "../../profile/dumpsrc.h"
 #include "../../profile/heapv2_write.h"
 #include "../../profile/unbias.h"
-
-static int failures;
-
-#define CHECK(cond)                                                              \
-	do {                                                                     \
-		if (!(cond)) {                                                   \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-			failures++;                                              \
-		}                                                                \
-	} while (0)
+#include "check.h"
 
 static struct dump_stack stacks[8];
 static size_t nstacks;

@@ -10,16 +10,7 @@
 #include <string.h>
 
 #include "../../lib/livetab.h"
-
-static int failures;
-
-#define CHECK(cond)                                                              \
-	do {                                                                     \
-		if (!(cond)) {                                                   \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-			failures++;                                              \
-		}                                                                \
-	} while (0)
+#include "check.h"
 
 static uint64_t rng = 88172645463325252ull;
 static uint64_t next(void)

@@ -12,16 +12,7 @@
 #include <unistd.h>
 
 #include "../../lib/maps.h"
-
-static int failures;
-
-#define CHECK(cond)                                                              \
-	do {                                                                     \
-		if (!(cond)) {                                                   \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-			failures++;                                              \
-		}                                                                \
-	} while (0)
+#include "check.h"
 
 /* The build ID in the file's section headers (an independent reading of the ELF file). */
 static size_t file_build_id(const char *path, uint8_t *out, size_t cap)

@@ -10,16 +10,7 @@
 
 #include "../../lib/collector.h"
 #include "../../lib/options.h"
-
-static int failures;
-
-#define CHECK(cond)                                                              \
-	do {                                                                     \
-		if (!(cond)) {                                                   \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-			failures++;                                              \
-		}                                                                \
-	} while (0)
+#include "check.h"
 
 /* Parses conf into o (after defaults) and captures the messages into msgs. */
 static int parse(struct options *o, const char *conf, char *msgs, size_t cap)

@@ -11,18 +11,7 @@
 
 #include "../../lib/sampler.h"
 #include "../../profile/unbias.h"
-
-static int failures;
-
-#define CHECK(cond, ...)                                                         \
-	do {                                                                     \
-		if (!(cond)) {                                                   \
-			fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond); \
-			fprintf(stderr, __VA_ARGS__);                            \
-			fputc('\n', stderr);                                     \
-			failures++;                                              \
-		}                                                                \
-	} while (0)
+#include "check.h"
 
 /* Simulates the collector's countdown over n allocations of the given sizes (cycled). */
 struct sim {

@@ -9,16 +9,7 @@
 #include <string.h>
 
 #include "../../lib/stacktab.h"
-
-static int failures;
-
-#define CHECK(cond)                                                              \
-	do {                                                                     \
-		if (!(cond)) {                                                   \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-			failures++;                                              \
-		}                                                                \
-	} while (0)
+#include "check.h"
 
 static struct stacktab shared;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
