@@ -35,6 +35,7 @@
 __thread struct tstate core_tls __attribute__((tls_model("initial-exec")));
 
 struct core_state core;
+struct core_exact core_exact;
 
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_key_t thread_key;
@@ -67,8 +68,8 @@ static void thread_exit(void *arg)
 	t->depth++;
 	stats_thread_exit(t);
 	t->state = 2;
-	t->until = FAR;
-	t->armed = FAR;
+	t->until = core_exact.on ? 0 : FAR;
+	t->armed = t->until;
 	t->depth--;
 }
 
@@ -136,6 +137,11 @@ void collector_init(void)
 			core.enabled = 0;
 		}
 	}
+	if (core.enabled && o->stats_exact) {
+		/* every free slow from now on; every thread's countdown is already 0 or goes 0 */
+		livetab_filter_pin_all();
+		__atomic_store_n(&core_exact.on, 1, __ATOMIC_RELEASE);
+	}
 	if (core.enabled) {
 		unwind_init();
 		pthread_key_create(&thread_key, thread_exit);
@@ -191,7 +197,7 @@ HEAPTAP_TEXT static int account(struct tstate *t, uint64_t c)
 		}
 	}
 	if (t->state == 2 || !core.enabled) {
-		t->until = t->armed = FAR;
+		t->until = t->armed = core_exact.on ? 0 : FAR;
 		return 0;
 	}
 	uint64_t until = __atomic_load_n(&t->until, __ATOMIC_RELAXED);
@@ -239,6 +245,12 @@ HEAPTAP_TEXT static int account(struct tstate *t, uint64_t c)
 	}
 	if (next == 0)
 		next = 1;
+	if (core_exact.on) {
+		/* stats_exact: keep the fast path falling through; armed 0 makes consumed 0 */
+		t->armed = 0;
+		__atomic_store_n(&t->until, 0, __ATOMIC_RELAXED);
+		return sample;
+	}
 	/* the fast path passes n while n - 1 < until: n < next, as before the shift */
 	t->armed = next - 1;
 	__atomic_store_n(&t->until, next - 1, __ATOMIC_RELAXED);
@@ -379,6 +391,50 @@ static void restore(const struct live_entry *e)
 
 /* ---- slow paths ---- */
 
+/* stats_exact: counts block p (from the real allocator) as handed out. */
+static void exact_add(void *p)
+{
+	if (!p || !__atomic_load_n(&core_exact.on, __ATOMIC_ACQUIRE))
+		return;
+	uint64_t u = (uint64_t)real.malloc_usable_size(p);
+	__atomic_fetch_add(&core_exact.allocated, u, __ATOMIC_RELAXED);
+	int64_t live = __atomic_add_fetch(&core_exact.live, (int64_t)u, __ATOMIC_RELAXED);
+	int64_t peak = __atomic_load_n(&core_exact.peak, __ATOMIC_RELAXED);
+	while (live > peak && !__atomic_compare_exchange_n(&core_exact.peak, &peak, live, 1,
+	                                                  __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+}
+
+/* stats_exact: the usable size of p (real, not pool, not NULL) before it is freed, or 0. */
+static uint64_t exact_size(void *p)
+{
+	if (!__atomic_load_n(&core_exact.on, __ATOMIC_ACQUIRE))
+		return 0;
+	return (uint64_t)real.malloc_usable_size(p);
+}
+
+/* stats_exact: counts u usable bytes as freed. */
+static void exact_sub(uint64_t u)
+{
+	if (!u)
+		return;
+	__atomic_fetch_add(&core_exact.freed, u, __ATOMIC_RELAXED);
+	__atomic_fetch_sub(&core_exact.live, (int64_t)u, __ATOMIC_RELAXED);
+}
+
+/* real.realloc with the exact counters kept: on success the old block is freed and the new
+   one handed out; glibc's realloc(p, 0) frees p and returns NULL. */
+static void *exact_realloc(void *p, size_t n)
+{
+	uint64_t old = exact_size(p);
+	void *q = real.realloc(p, n);
+	if (q || n == 0) {
+		exact_sub(old);
+		exact_add(q);
+	}
+	return q;
+}
+
 static void *real_call(enum core_fn fn, size_t n, size_t align)
 {
 	void *p = NULL;
@@ -419,13 +475,16 @@ HEAPTAP_TEXT static void *alloc_slow(enum core_fn fn, size_t n, size_t align,
 	}
 	if (t->depth) {
 		__atomic_fetch_add(&core.reentrant, 1, __ATOMIC_RELAXED);
-		return alloc ? alloc(n, align) : real_call(fn, n, align);
+		void *q = alloc ? alloc(n, align) : real_call(fn, n, align);
+		exact_add(q);
+		return q;
 	}
 	t->depth++;
 	uint64_t c = n ? n : 1;
 	int sample = account(t, c);
 	core_count(t, fn, c);
 	void *p = alloc ? alloc(n, align) : real_call(fn, n, align);
+	exact_add(p);
 	if (p && sample)
 		record(t, p, c);
 	t->depth--;
@@ -448,6 +507,7 @@ HEAPTAP_TEXT void core_forget_slow(void *p)
 	if (!p || real_pool_owns(p))
 		return;
 	struct live_entry e;
+	exact_sub(exact_size(p)); /* the caller's real delete frees it next */
 	if (core.enabled && livetab_filter_hit(p))
 		forget(&core_tls, p, &e);
 }
@@ -472,6 +532,7 @@ HEAPTAP_TEXT void core_free_slow(void *p)
 	struct tstate *t = &core_tls;
 	if (livetab_filter_hit(p) && core.enabled)
 		forget(t, p, &e);
+	exact_sub(exact_size(p));
 	real.free(p);
 }
 
@@ -503,13 +564,13 @@ HEAPTAP_TEXT void *core_realloc_slow(void *p, size_t n)
 		had = forget(t, p, &old);
 	if (t->depth) {
 		__atomic_fetch_add(&core.reentrant, 1, __ATOMIC_RELAXED);
-		return real.realloc(p, n);
+		return exact_realloc(p, n);
 	}
 	t->depth++;
 	uint64_t c = n ? n : 1;
 	int sample = n ? account(t, c) : 0;
 	core_count(t, FN_REALLOC, c);
-	void *q = real.realloc(p, n);
+	void *q = exact_realloc(p, n);
 	if (!q && n && had)
 		restore(&old);
 	if (q && sample)

@@ -94,6 +94,23 @@ void core_note_dlclose(void *handle);
    or the active switch changed). */
 void core_rearm_all(void);
 
+/*
+ * Exact byte counters of option stats_exact (else all zero and `on` is 0): the usable sizes
+ * (real.malloc_usable_size, so the allocator's rounding included) of every block the real
+ * allocator handed out and took back through heaptap since the collector started. In this
+ * mode every allocation and free takes the slow path (the countdown stays 0 and the whole
+ * free filter is pinned), so the fast paths need no test of their own. Atomics; `live` is
+ * signed because a block allocated before the option was read may be freed later.
+ */
+struct core_exact {
+	int on;                  /* set once at init, before any counting */
+	uint64_t allocated;      /* sum of usable sizes of blocks handed out */
+	uint64_t freed;          /* sum of usable sizes of blocks freed (realloc: the old block) */
+	int64_t live;            /* allocated - freed, as counted */
+	int64_t peak;            /* maximum of live */
+};
+extern struct core_exact core_exact;
+
 /* Process-wide facts set at init. */
 int64_t core_start_time_ns(void);
 

@@ -46,6 +46,19 @@ void livetab_filter_pin(const void *p, size_t n)
 	}
 }
 
+void livetab_filter_pin_all(void)
+{
+	/* a pin slot of its own, so livetab_clear keeps the whole filter at 255 */
+	if (npins < sizeof pins / sizeof pins[0]) {
+		pin_indexes(0, (1u << LIVETAB_FILTER_BITS) - 1);
+		return;
+	}
+	pins[npins - 1].lo = 0;
+	pins[npins - 1].hi = (1u << LIVETAB_FILTER_BITS) - 1;
+	for (uint64_t i = 0; i < (1u << LIVETAB_FILTER_BITS); i++)
+		__atomic_store_n(&livetab_filter[i], (uint8_t)255, __ATOMIC_RELAXED);
+}
+
 static uint64_t slot_of(const struct livetab *t, uintptr_t p)
 {
 	return (((uint64_t)p >> 4) * 0xff51afd7ed558ccdull >> 17) & t->mask;

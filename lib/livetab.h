@@ -68,6 +68,9 @@ static inline int livetab_filter_hit(const void *p)
  */
 #define LIVETAB_MAX_PINS 4
 void livetab_filter_pin(const void *p, size_t n);
+/* Pins every counter of the filter (whole-filter mode): every free takes the slow path.
+   For stats_exact; irreversible (survives livetab_clear). No lock; no malloc. */
+void livetab_filter_pin_all(void);
 
 /* Maps storage for cap live samples. Returns 0 or -ENOMEM. */
 int livetab_init(struct livetab *t, uint64_t cap);

@@ -281,6 +281,7 @@ static void apply(struct options *o, struct span key, struct span v, struct repo
 	BOOL_KEY(prof_leak)
 	BOOL_KEY(prof_accum)
 	BOOL_KEY(verbose)
+	BOOL_KEY(stats_exact)
 	if (span_eq(key, "prof_leak_error")) {
 		if (parse_bool(v, &b) == 0) {
 			o->prof_leak_error = b;

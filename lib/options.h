@@ -38,6 +38,7 @@ struct options {
 	char http[256];              /* HTTP listen address, "" none (lib/http*.c reads it) */
 	char http_token[256];        /* HTTP bearer token, "" none */
 	int verbose;                 /* extra diagnostics on stderr (false) */
+	int stats_exact;             /* exact usable-size byte counters; every call goes slow (false) */
 };
 
 /* Fills o with the defaults. */

@@ -237,6 +237,7 @@ static void options_json(struct outbuf *ob)
 	key_u64(ob, "prof_max_live", o->prof_max_live, 1);
 	key_str(ob, "http", o->http, 1);
 	key_bool(ob, "verbose", o->verbose, 1);
+	key_bool(ob, "stats_exact", o->stats_exact, 1);
 	outbuf_putc(ob, '}');
 }
 
@@ -302,6 +303,19 @@ void collector_stats_json(struct outbuf *ob)
 	key_u64(ob, "collector_table_bytes", used, 1);
 	key_u64(ob, "live_bytes_estimate", live_bytes, 1);
 	key_u64(ob, "peak_live_bytes_estimate", peak_bytes, 1);
+	if (__atomic_load_n(&core_exact.on, __ATOMIC_ACQUIRE)) {
+		/* stats_exact: usable sizes of the allocator below (core.h) */
+		outbuf_puts(ob, ",\"exact\":{");
+		key_u64(ob, "allocated_usable_bytes",
+		        __atomic_load_n(&core_exact.allocated, __ATOMIC_RELAXED), 0);
+		key_u64(ob, "freed_usable_bytes", __atomic_load_n(&core_exact.freed, __ATOMIC_RELAXED),
+		        1);
+		outbuf_puts(ob, ",\"live_usable_bytes\":");
+		outbuf_i64(ob, __atomic_load_n(&core_exact.live, __ATOMIC_RELAXED));
+		outbuf_puts(ob, ",\"peak_live_usable_bytes\":");
+		outbuf_i64(ob, __atomic_load_n(&core_exact.peak, __ATOMIC_RELAXED));
+		outbuf_putc(ob, '}');
+	}
 
 	outbuf_puts(ob, ",\"dumps\":{");
 	for (int i = 0; i < NTRIG; i++)
