@@ -11,6 +11,7 @@
 #include <link.h>
 #include <string.h>
 
+#include "../base/digits.h"
 #include "../base/outbuf.h"
 #include "sys.h"
 
@@ -105,19 +106,8 @@ static uint64_t parse_hex(const char **pp, const char *end)
 {
 	uint64_t v = 0;
 	const char *p = *pp;
-	for (; p < end; p++) {
-		char c = *p;
-		unsigned d;
-		if (c >= '0' && c <= '9')
-			d = (unsigned)(c - '0');
-		else if (c >= 'a' && c <= 'f')
-			d = (unsigned)(c - 'a' + 10);
-		else if (c >= 'A' && c <= 'F')
-			d = (unsigned)(c - 'A' + 10);
-		else
-			break;
-		v = (v << 4) | d;
-	}
+	for (int d; p < end && (d = digit_value(*p)) >= 0; p++)
+		v = (v << 4) | (unsigned)d;
 	*pp = p;
 	return v;
 }

@@ -10,6 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../base/digits.h"
+
 #include "../base/outbuf.h"
 #include "collector.h"
 #include "sys.h"
@@ -77,18 +79,10 @@ static int parse_u64(struct span v, uint64_t *out)
 	}
 	uint64_t x = 0;
 	for (; i < v.n; i++) {
-		char c = v.p[i];
-		unsigned d;
-		if (c >= '0' && c <= '9')
-			d = (unsigned)(c - '0');
-		else if (c >= 'a' && c <= 'f')
-			d = (unsigned)(c - 'a' + 10);
-		else if (c >= 'A' && c <= 'F')
-			d = (unsigned)(c - 'A' + 10);
-		else
+		int dv = digit_value(v.p[i]);
+		if (dv < 0 || (unsigned)dv >= base)
 			return -1;
-		if (d >= base)
-			return -1;
+		unsigned d = (unsigned)dv;
 		if (x > (UINT64_MAX - d) / base)
 			return -1;
 		x = x * base + d;
