@@ -222,10 +222,8 @@ int cmd_callgraph(int argc, char **argv)
 	struct common_extra ex = {.opts = opts, .handle = handle, .ctx = fmtv, .help = callgraph_help};
 	struct common_args a;
 	int rc = common_parse(&a, argc, argv, &ex);
-	if (rc >= 0) {
-		common_args_release(&a);
+	if (rc >= 0)
 		return rc;
-	}
 	fmt = fmtv[0];
 	if (fmt == F_AUTO)
 		fmt = a.output && ends_with(a.output, ".svg") ? F_SVG

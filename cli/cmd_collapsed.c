@@ -256,10 +256,8 @@ int cmd_collapsed(int argc, char **argv)
 	struct common_extra ex = {.opts = opts, .handle = handle, .ctx = &neg, .help = collapsed_help};
 	struct common_args a;
 	int rc = common_parse(&a, argc, argv, &ex);
-	if (rc >= 0) {
-		common_args_release(&a);
+	if (rc >= 0)
 		return rc;
-	}
 	if (common_redirect_stdout(&a)) {
 		common_args_release(&a);
 		return 1;

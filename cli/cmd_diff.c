@@ -148,10 +148,8 @@ int cmd_diff(int argc, char **argv)
 	struct common_extra ex = {.opts = opts, .handle = handle, .ctx = &text, .help = diff_help};
 	struct common_args a;
 	int rc = common_parse(&a, argc, argv, &ex);
-	if (rc >= 0) {
-		common_args_release(&a);
+	if (rc >= 0)
 		return rc;
-	}
 	if (!a.base) {
 		rc = common_usage_error(&a, "--base=OLD is required");
 		common_args_release(&a);

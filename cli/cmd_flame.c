@@ -133,10 +133,8 @@ int cmd_flame(int argc, char **argv)
 	struct common_args a;
 	struct common_extra ex = {.opts = flame_opts, .handle = flame_opt, .ctx = &c, .help = flame_help};
 	int rc = common_parse(&a, argc, argv, &ex);
-	if (rc >= 0) {
-		common_args_release(&a);
+	if (rc >= 0)
 		return rc;
-	}
 	if (!c.countname_given)
 		c.fo.countname = common_is_space(&a) ? "bytes" : "objects";
 

@@ -182,10 +182,8 @@ int cmd_merge(int argc, char **argv)
 	struct common_extra ex = {.help = merge_help};
 	struct common_args a;
 	int rc = common_parse(&a, argc, argv, &ex);
-	if (rc >= 0) {
-		common_args_release(&a);
+	if (rc >= 0)
 		return rc;
-	}
 	if (!a.output) {
 		rc = common_usage_error(&a, "no output file (-o OUT)");
 		common_args_release(&a);

@@ -43,10 +43,8 @@ int cmd_pprof(int argc, char **argv)
 	int gzip = 1;
 	struct common_extra ex = { pprof_opts, handle, &gzip, pprof_help, 0 };
 	int rc = common_parse(&a, argc, argv, &ex);
-	if (rc >= 0) {
-		common_args_release(&a);
+	if (rc >= 0)
 		return rc;
-	}
 	if (!a.output) {
 		rc = common_usage_error(&a, "an output file is required (-o OUT.pb.gz)");
 		common_args_release(&a);

@@ -46,10 +46,8 @@ int cmd_report(int argc, char **argv)
 	struct common_args a;
 	struct common_extra ex = {.opts = report_opts, .handle = report_opt, .ctx = &title, .help = report_help};
 	int rc = common_parse(&a, argc, argv, &ex);
-	if (rc >= 0) {
-		common_args_release(&a);
+	if (rc >= 0)
 		return rc;
-	}
 	if (a.nprofiles == 0) {
 		rc = common_usage_error(&a, "no dumps given");
 		common_args_release(&a);

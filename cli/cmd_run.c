@@ -669,10 +669,8 @@ int cmd_run(int argc, char **argv)
 	struct common_extra ex = {.opts = opts, .handle = handle, .ctx = &o, .help = run_help, .raw_positionals = 1};
 	struct common_args a;
 	int rc = common_parse(&a, argc, argv, &ex);
-	if (rc >= 0) {
-		common_args_release(&a);
+	if (rc >= 0)
 		return rc;
-	}
 	if (a.nrest == 0) {
 		rc = common_usage_error(&a, "no program to run (heaptap run -- PROG ARGS)");
 		common_args_release(&a);

@@ -25,10 +25,8 @@ int cmd_top(int argc, char **argv)
 	static const struct common_opt opts[] = {{"text", 0, 1}, {NULL, 0, 0}};
 	struct common_extra ex = {.opts = opts, .help = top_help};
 	int rc = common_parse(&a, argc, argv, &ex);
-	if (rc >= 0) {
-		common_args_release(&a);
+	if (rc >= 0)
 		return rc;
-	}
 	if (common_redirect_stdout(&a)) {
 		common_args_release(&a);
 		return 1;

@@ -368,6 +368,8 @@ out:
 	for (size_t k = 0; k < npos; k++)
 		free(pos[k]);
 	free(pos);
+	if (rc >= 0)
+		common_args_release(a); /* the command returns at once: nothing for it to free */
 	return rc;
 }
 

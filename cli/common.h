@@ -90,8 +90,8 @@ struct common_args {
  * file starting with the ELF magic is the binary (at most one), anything else a profile.
  * Returns -1 when the command should go on, otherwise the exit status to return at once:
  * 0 after --help, 2 after a usage error (message printed with a hint to --help). A missing
- * positional file is not an error here (common_load reports it). Allocates; release with
- * common_args_release.
+ * positional file is not an error here (common_load reports it). Allocates; when it returns
+ * -1 the caller releases with common_args_release, otherwise a has been released already.
  */
 int common_parse(struct common_args *a, int argc, char **argv, const struct common_extra *extra);
 void common_args_release(struct common_args *a);
