@@ -140,7 +140,7 @@ int main(int argc, char **argv)
 		free(atomic_exchange(&exchange[i], NULL));
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	double sec = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-	printf("%ld threads x %ld ops: %.3f s, %.1f Mops/s, %.1f MiB allocated\n", nthreads, nops, sec,
+	printf("%ld threads x %ld ops: %.4f s, %.1f Mops/s, %.1f MiB allocated\n", nthreads, nops, sec,
 	       (double)(nthreads * nops) / sec / 1e6, (double)bytes / 1048576.0);
 	return 0;
 }

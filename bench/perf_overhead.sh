@@ -7,7 +7,8 @@
 # the same allocator below both profilers), and optionally a second heaptap build (BASE=path.so)
 # for before/after comparisons in the same runs. Prints numbers; checks nothing.
 #
-# Env: N (runs, 9), OPS (ops per thread, 300000), CG=0 skips callgrind, LIB, BASE.
+# Env: N (runs, 9), OPS (ops per thread, 300000), CG=0 skips callgrind, LIB, BASE, NAMES
+# (the configurations to run, e.g. "plain base heaptap").
 set -u
 cd "$(dirname "$0")/.."
 n=${N:-9}
@@ -54,20 +55,23 @@ median() { sort -g "$1" | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 names="plain heaptap jemalloc jeprof htje"
 [ -n "$base" ] && names="plain base heaptap jemalloc jeprof htje"
 [ -f "$je" ] || names=$(echo "$names" | sed 's/ jemalloc jeprof htje//')
+names=${NAMES:-$names}
 for t in 1 2; do
 	echo "== wall, mallocbench -t $t -n $ops, median of $n interleaved runs"
 	for i in $(seq "$n"); do
 		for k in $names; do run "$k" "$t" >>"$T/$k.$t"; done
 	done
 	for k in $names; do eval "m_$k=$(median "$T/$k.$t")"; done
+	# per-round ratios (each run against the plain run of its own round: drift cancels)
+	rr() { paste "$T/$1.$t" "$T/$2.$t" | awk '{print $1 / $2}' >"$T/r.$1.$t"; median "$T/r.$1.$t"; }
 	for k in $names; do
 		v=$(eval echo "\$m_$k")
 		case $k in
 		plain) echo "plain     $v s" ;;
-		heaptap|base) echo "$k $v s  x$(echo "scale=3; $v / $m_plain" | bc) vs plain" ;;
+		heaptap|base) echo "$k $v s  x$(echo "scale=3; $v / $m_plain" | bc) vs plain (median of per-round ratios x$(rr "$k" plain))" ;;
 		jemalloc) echo "jemalloc  $v s" ;;
-		jeprof) echo "jeprof    $v s  x$(echo "scale=3; $v / $m_jemalloc" | bc) vs jemalloc (jemalloc's profiler)" ;;
-		htje) echo "htje      $v s  x$(echo "scale=3; $v / $m_jemalloc" | bc) vs jemalloc (heaptap over jemalloc)" ;;
+		jeprof) echo "jeprof    $v s  x$(echo "scale=3; $v / $m_jemalloc" | bc) vs jemalloc (jemalloc's profiler; per-round x$(rr jeprof jemalloc))" ;;
+		htje) echo "htje      $v s  x$(echo "scale=3; $v / $m_jemalloc" | bc) vs jemalloc (heaptap over jemalloc; per-round x$(rr htje jemalloc))" ;;
 		esac
 	done
 done

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cfi.h"
 #include "core.h"
 #include "internal.h"
 #include "livetab.h"
@@ -197,7 +198,9 @@ HEAPTAP_TEXT EXPORT int dlclose(void *handle)
 	if (unlikely(!real_ready()))
 		real_resolve();
 	core_note_dlclose(handle);
-	return real.dlclose(handle);
+	int r = real.dlclose(handle);
+	cfi_forget_all(); /* the unloaded code's addresses may be reused by the next dlopen */
+	return r;
 }
 
 __attribute__((constructor)) static void heaptap_start(void)

@@ -11,7 +11,20 @@
 
 #include "sys.h"
 
-uint8_t livetab_filter[1u << LIVETAB_FILTER_BITS];
+uint64_t livetab_filter[(1u << LIVETAB_FILTER_BITS) / 64];
+uint8_t livetab_count[1u << LIVETAB_FILTER_BITS];
+
+/* Granule i's bit follows its counter: set when nonzero. Writers hold the table lock (or run
+   before any sampling); the read-modify-write is atomic anyway, since pins may run beside. */
+static void bit_set(uint64_t i)
+{
+	__atomic_fetch_or(&livetab_filter[i / 64], 1ull << (i & 63), __ATOMIC_RELAXED);
+}
+
+static void bit_clear(uint64_t i)
+{
+	__atomic_fetch_and(&livetab_filter[i / 64], ~(1ull << (i & 63)), __ATOMIC_RELAXED);
+}
 
 /* pinned granule index ranges [lo, hi] (no wrap-around: a range that wraps is split) */
 static struct {
@@ -26,8 +39,10 @@ static void pin_indexes(uint64_t lo, uint64_t hi)
 	pins[npins].lo = lo;
 	pins[npins].hi = hi;
 	npins++;
-	for (uint64_t i = lo; i <= hi; i++)
-		__atomic_store_n(&livetab_filter[i], (uint8_t)255, __ATOMIC_RELAXED);
+	for (uint64_t i = lo; i <= hi; i++) {
+		__atomic_store_n(&livetab_count[i], (uint8_t)255, __ATOMIC_RELAXED);
+		bit_set(i);
+	}
 }
 
 void livetab_filter_pin(const void *p, size_t n)
@@ -55,8 +70,9 @@ void livetab_filter_pin_all(void)
 	}
 	pins[npins - 1].lo = 0;
 	pins[npins - 1].hi = (1u << LIVETAB_FILTER_BITS) - 1;
-	for (uint64_t i = 0; i < (1u << LIVETAB_FILTER_BITS); i++)
-		__atomic_store_n(&livetab_filter[i], (uint8_t)255, __ATOMIC_RELAXED);
+	memset(livetab_count, 255, sizeof livetab_count);
+	for (uint64_t w = 0; w < sizeof livetab_filter / sizeof livetab_filter[0]; w++)
+		__atomic_store_n(&livetab_filter[w], ~0ull, __ATOMIC_RELAXED);
 }
 
 static uint64_t slot_of(const struct livetab *t, uintptr_t p)
@@ -66,21 +82,27 @@ static uint64_t slot_of(const struct livetab *t, uintptr_t p)
 
 static void filter_inc(uintptr_t p)
 {
-	uint8_t *c = &livetab_filter[livetab_filter_index((void *)p)];
-	uint8_t v = __atomic_load_n(c, __ATOMIC_RELAXED);
+	uint64_t i = livetab_filter_index((void *)p);
+	uint8_t v = livetab_count[i];
+	if (v == 0)
+		bit_set(i);
 	if (v < 255)
-		__atomic_store_n(c, (uint8_t)(v + 1), __ATOMIC_RELAXED);
+		livetab_count[i] = (uint8_t)(v + 1);
 }
 
 static void filter_dec(uintptr_t p)
 {
-	uint8_t *c = &livetab_filter[livetab_filter_index((void *)p)];
-	uint8_t v = __atomic_load_n(c, __ATOMIC_RELAXED);
-	if (v > 0 && v < 255)
-		__atomic_store_n(c, (uint8_t)(v - 1), __ATOMIC_RELAXED);
+	uint64_t i = livetab_filter_index((void *)p);
+	uint8_t v = livetab_count[i];
+	if (v == 0 || v == 255)
+		return;
+	livetab_count[i] = (uint8_t)(v - 1);
+	if (v == 1)
+		bit_clear(i);
 }
 
-#define INITIAL_SLOTS 4096
+/* 256 slots of 40 bytes: 10 KiB, which stays in cache between the sampled frees */
+#define INITIAL_SLOTS 256
 
 int livetab_init(struct livetab *t, uint64_t cap)
 {
@@ -149,8 +171,10 @@ void livetab_clear(struct livetab *t)
 		int pinned = 0;
 		for (unsigned k = 0; k < npins; k++)
 			pinned |= i >= pins[k].lo && i <= pins[k].hi;
-		if (!pinned)
-			__atomic_store_n(&livetab_filter[i], (uint8_t)0, __ATOMIC_RELAXED);
+		if (!pinned && livetab_count[i]) {
+			livetab_count[i] = 0;
+			bit_clear(i);
+		}
 	}
 }
 

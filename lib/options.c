@@ -333,8 +333,10 @@ static void apply(struct options *o, struct span key, struct span v, struct repo
 			o->prof_unwind = UNWIND_DWARF;
 		else if (span_eq(v, "fp"))
 			o->prof_unwind = UNWIND_FP;
+		else if (span_eq(v, "libunwind"))
+			o->prof_unwind = UNWIND_LIBUNWIND;
 		else
-			bad_value(r, key, v, "dwarf or fp", o->prof_unwind == UNWIND_FP ? "fp" : "dwarf");
+			bad_value(r, key, v, "dwarf, fp or libunwind", options_unwind_name(o->prof_unwind));
 		return;
 	}
 	if (span_eq(key, "http")) {
@@ -417,4 +419,9 @@ void options_load(void)
 	static char envbuf[64 * 1024];
 	const char *conf = environ ? getenv("HEAPTAP_CONF") : conf_from_proc(envbuf, sizeof envbuf);
 	options_parse(&g_opts, conf, 2);
+}
+
+const char *options_unwind_name(int mode)
+{
+	return mode == UNWIND_FP ? "fp" : mode == UNWIND_LIBUNWIND ? "libunwind" : "dwarf";
 }

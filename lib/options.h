@@ -13,7 +13,7 @@
 
 #include <stdint.h>
 
-enum unwind_mode { UNWIND_DWARF = 0, UNWIND_FP = 1 };
+enum unwind_mode { UNWIND_DWARF = 0, UNWIND_FP = 1, UNWIND_LIBUNWIND = 2 };
 
 struct options {
 	int prof;                    /* profiling at all (true) */
@@ -31,7 +31,7 @@ struct options {
 	int prof_signal;             /* signal number that triggers a dump, 0 off */
 	uint64_t prof_max_dumps;     /* keep only the newest N automatic dumps, 0 unlimited */
 	unsigned prof_format;        /* DUMP_* bits of collector.h (DUMP_HEAPV2) */
-	int prof_unwind;             /* enum unwind_mode (UNWIND_DWARF) */
+	int prof_unwind;             /* enum unwind_mode (UNWIND_DWARF: cfi.c, libunwind when it cannot) */
 	unsigned prof_bt_max;        /* frames per stack, 1..256 (128) */
 	uint64_t prof_max_stacks;    /* stack table capacity (65536) */
 	uint64_t prof_max_live;      /* live table capacity (1 << 20) */
@@ -53,6 +53,9 @@ int options_parse(struct options *o, const char *conf, int errfd);
 
 /* The options in force in this process (valid after collector_init). */
 const struct options *options_get(void);
+
+/* The HEAPTAP_CONF spelling of an enum unwind_mode. */
+const char *options_unwind_name(int mode);
 /* Parses the environment once (getenv, or /proc/self/environ when too early) into the
    process options; later calls do nothing. */
 void options_load(void);

@@ -231,7 +231,7 @@ static void options_json(struct outbuf *ob)
 	key_u64(ob, "prof_signal", (uint64_t)o->prof_signal, 1);
 	key_u64(ob, "prof_max_dumps", o->prof_max_dumps, 1);
 	key_str(ob, "prof_format", fmt, 1);
-	key_str(ob, "prof_unwind", o->prof_unwind == UNWIND_FP ? "fp" : "dwarf", 1);
+	key_str(ob, "prof_unwind", options_unwind_name(o->prof_unwind), 1);
 	key_u64(ob, "prof_bt_max", o->prof_bt_max, 1);
 	key_u64(ob, "prof_max_stacks", o->prof_max_stacks, 1);
 	key_u64(ob, "prof_max_live", o->prof_max_live, 1);
@@ -258,7 +258,7 @@ void collector_stats_json(struct outbuf *ob)
 	uint64_t drop_live = core.live.dropped_full;
 	/* the collector's own memory: address space mapped for the tables, and the part in use */
 	uint64_t mapped = core.stacks.ents_bytes + core.stacks.index_bytes + core.stacks.pool_bytes +
-	                  core.live.bytes + sizeof livetab_filter;
+	                  core.live.bytes + sizeof livetab_filter + sizeof livetab_count;
 	uint64_t used = (uint64_t)core.stacks.n * sizeof(struct stack_entry) + core.stacks.index_bytes +
 	                core.stacks.pool_used * sizeof(uintptr_t) + core.live.bytes;
 	core_unlock_tables();

@@ -14,6 +14,7 @@
 
 #include <libunwind.h>
 
+#include "cfi.h"
 #include "core.h"
 #include "options.h"
 
@@ -170,8 +171,10 @@ void unwind_init(void)
 	   array (no allocation); the global one takes a mutex and blocks all signals with two
 	   sigprocmask system calls on every look-up. See docs/INTERNALS.md "Unwinding cost". */
 	static int policy_set;
-	if (!__atomic_exchange_n(&policy_set, 1, __ATOMIC_ACQ_REL))
+	if (!__atomic_exchange_n(&policy_set, 1, __ATOMIC_ACQ_REL)) {
 		unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
+		(void)cfi_init(); /* on failure every capture goes to libunwind */
+	}
 	unsigned long long adds = 0;
 	dl_iterate_phdr(read_adds, &adds);
 	__atomic_store_n(&seen_adds, adds, __ATOMIC_RELAXED);
@@ -262,6 +265,13 @@ HEAPTAP_TEXT uint32_t unwind_walk_fp(uintptr_t *pcs, uint32_t max)
 		fp = next;
 	}
 	return n;
+}
+
+HEAPTAP_TEXT uint32_t unwind_walk_cfi(uintptr_t *raw, uint32_t want)
+{
+	if (!stack_hi)
+		find_stack_bounds();
+	return cfi_backtrace(raw, want, stack_lo, stack_hi);
 }
 
 uint32_t unwind_strip(const uintptr_t *pcs, uint32_t depth)

@@ -1,7 +1,7 @@
 /*
- * unwind.h - captures the calling thread's stack for a sample: libunwind's local-only
- * unw_backtrace (DWARF CFI, correct without frame pointers) or a bounded frame-pointer walk,
- * then strips the profiler's own leading frames (section heaptap_text) and libstdc++'s
+ * unwind.h - captures the calling thread's stack for a sample: DWARF CFI (cfi.c's cached
+ * rules, or libunwind's local-only unw_backtrace for the frames those cannot describe; both
+ * correct without frame pointers) or a bounded frame-pointer walk, then strips the profiler's own leading frames (section heaptap_text) and libstdc++'s
  * operator new/new[] so pcs[0] is the return address into the user's code.
  *
  * Must be called with the thread's reentrancy depth raised (libunwind may allocate on its
@@ -24,9 +24,11 @@ int unw_backtrace(void **buffer, int size);
 /* Room for the profiler's own frames on top of the max user frames. */
 enum { UNWIND_SLACK = 16, UNWIND_RAW_MAX = 256 + UNWIND_SLACK };
 
-/* unwind_capture's out-of-line halves: the frame-pointer walk into raw[0..want) (returns the
-   depth), and the stripping of raw[0..n) into pcs[0..max) (returns the depth kept). */
+/* unwind_capture's out-of-line halves: the frame-pointer walk and cfi.c's walk into
+   raw[0..want) (return the depth; the CFI walk 0 when it cannot unwind every frame), and the
+   stripping of raw[0..n) into pcs[0..max) (returns the depth kept). */
 uint32_t unwind_walk_fp(uintptr_t *raw, uint32_t want);
+uint32_t unwind_walk_cfi(uintptr_t *raw, uint32_t want);
 uint32_t unwind_finish(uintptr_t *pcs, uint32_t max, const uintptr_t *raw, uint32_t n);
 
 /* Fills pcs[0..max) leaf first; returns the depth after stripping (>= 1 unless nothing
@@ -45,8 +47,11 @@ static inline __attribute__((always_inline)) uint32_t unwind_capture(uintptr_t *
 	if (mode == UNWIND_FP) {
 		n = unwind_walk_fp(raw, want);
 	} else {
-		int r = unw_backtrace((void **)raw, (int)want);
-		n = r > 0 ? (uint32_t)r : 0;
+		n = mode == UNWIND_DWARF ? unwind_walk_cfi(raw, want) : 0;
+		if (n == 0) {
+			int r = unw_backtrace((void **)raw, (int)want);
+			n = r > 0 ? (uint32_t)r : 0;
+		}
 	}
 	return unwind_finish(pcs, max, raw, n);
 }

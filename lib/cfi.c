@@ -1,0 +1,541 @@
+/*
+ * cfi.c - the DWARF call-frame unwinder of cfi.h: finding a return address's FDE
+ * (_dl_find_object, then a binary search of .eh_frame_hdr's sorted table), running the CIE's
+ * and FDE's call-frame instructions up to that address to get the rule of its frame, a
+ * direct-mapped cache of rules with per-slot sequence numbers, and the walk itself.
+ *
+ * Formats: DWARF 5 §6.4 (call frame information), the LSB's .eh_frame / .eh_frame_hdr
+ * (pointer encodings DW_EH_PE_*, augmentations "zPLRS"), the x86-64 psABI's DWARF register
+ * numbers (6 rbp, 7 rsp, 16 return address).
+ */
+#include "cfi.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "sys.h"
+
+#pragma weak _dl_find_object /* glibc >= 2.35; without it every capture falls back */
+
+enum { REG_RBP = 6, REG_RSP = 7, REG_RA = 16 };
+
+/* ---- rules ---- */
+
+/* A frame's rule, packed in 64 bits: kind, whether the CFA is rbp- or rsp-based, the CFA
+   offset, and where the caller's rbp was saved (an offset from the CFA; 0 = not saved: the
+   caller's rbp is this frame's). */
+enum { RULE_NONE = 0, RULE_STEP = 1, RULE_LAST = 2, RULE_FAIL = 3 };
+
+static uint64_t rule_pack(int kind, int cfa_rbp, int32_t cfa_off, int16_t rbp_off)
+{
+	return (uint64_t)kind | (uint64_t)(cfa_rbp ? 4 : 0) | ((uint64_t)(uint16_t)rbp_off << 16) |
+	       ((uint64_t)(uint32_t)cfa_off << 32);
+}
+
+static int rule_kind(uint64_t r) { return (int)(r & 3); }
+static int rule_cfa_rbp(uint64_t r) { return (int)((r >> 2) & 1); }
+static int16_t rule_rbp_off(uint64_t r) { return (int16_t)(uint16_t)(r >> 16); }
+static int32_t rule_cfa_off(uint64_t r) { return (int32_t)(uint32_t)(r >> 32); }
+
+/* ---- reading .eh_frame ---- */
+
+/* A bounded reader: every read checks against end and sets bad instead of overrunning. */
+struct rd {
+	const uint8_t *p, *end;
+	int bad;
+};
+
+static uint64_t rd_u(struct rd *r, unsigned n)
+{
+	if (r->bad || (size_t)(r->end - r->p) < n) {
+		r->bad = 1;
+		return 0;
+	}
+	uint64_t v = 0;
+	memcpy(&v, r->p, n); /* little-endian host */
+	r->p += n;
+	return v;
+}
+
+static uint64_t rd_uleb(struct rd *r)
+{
+	uint64_t v = 0;
+	for (unsigned shift = 0;; shift += 7) {
+		if (r->bad || r->p >= r->end || shift > 63) {
+			r->bad = 1;
+			return 0;
+		}
+		uint8_t b = *r->p++;
+		v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80))
+			return v;
+	}
+}
+
+static int64_t rd_sleb(struct rd *r)
+{
+	uint64_t v = 0;
+	unsigned shift = 0;
+	uint8_t b;
+	do {
+		if (r->bad || r->p >= r->end || shift > 63) {
+			r->bad = 1;
+			return 0;
+		}
+		b = *r->p++;
+		v |= (uint64_t)(b & 0x7f) << shift;
+		shift += 7;
+	} while (b & 0x80);
+	if (shift < 64 && (b & 0x40))
+		v |= ~(uint64_t)0 << shift;
+	return (int64_t)v;
+}
+
+/* A pointer in encoding enc (DW_EH_PE_*): absolute, pc-relative or relative to dbase. An
+   indirect or unknown encoding sets bad. */
+static uintptr_t rd_ptr(struct rd *r, uint8_t enc, uintptr_t dbase)
+{
+	if (enc == 0xff) /* DW_EH_PE_omit */
+		return 0;
+	uintptr_t at = (uintptr_t)r->p;
+	uint64_t v;
+	switch (enc & 0x0f) {
+	case 0x00: v = rd_u(r, 8); break;                          /* absptr */
+	case 0x01: v = rd_uleb(r); break;                          /* uleb128 */
+	case 0x02: v = rd_u(r, 2); break;                          /* udata2 */
+	case 0x03: v = rd_u(r, 4); break;                          /* udata4 */
+	case 0x04: v = rd_u(r, 8); break;                          /* udata8 */
+	case 0x09: v = (uint64_t)rd_sleb(r); break;                /* sleb128 */
+	case 0x0a: v = (uint64_t)(int64_t)(int16_t)rd_u(r, 2); break; /* sdata2 */
+	case 0x0b: v = (uint64_t)(int64_t)(int32_t)rd_u(r, 4); break; /* sdata4 */
+	case 0x0c: v = rd_u(r, 8); break;                          /* sdata8 */
+	default: r->bad = 1; return 0;
+	}
+	switch (enc & 0x70) {
+	case 0x00: break;
+	case 0x10: v += at; break;    /* pcrel */
+	case 0x30: v += dbase; break; /* datarel */
+	default: r->bad = 1; return 0;
+	}
+	if (enc & 0x80) /* indirect: never used for the fields read here */
+		r->bad = 1;
+	return (uintptr_t)v;
+}
+
+/* Register rules the walk cares about. */
+enum { REG_SAME = 0, REG_OFFSET, REG_UNDEF, REG_OTHER };
+struct regrule {
+	uint8_t how;
+	int64_t off;
+};
+struct row {
+	unsigned cfa_reg; /* DWARF register number; ~0u when the CFA is an expression */
+	int64_t cfa_off;
+	struct regrule rbp, ra;
+};
+
+struct cie {
+	uint64_t code_align;
+	int64_t data_align;
+	uint8_t fde_enc;
+	int signal, z;
+	const uint8_t *insns, *end;
+};
+
+/* Parses the CIE at p (its length field). 0, or -1 when it is malformed or unsupported. */
+static int parse_cie(const uint8_t *p, struct cie *c)
+{
+	struct rd r = { p, p + 12, 0 };
+	uint64_t len = rd_u(&r, 4);
+	if (len == 0 || len >= 0xfffffff0u)
+		return -1;
+	r.end = p + 4 + len;
+	if (rd_u(&r, 4) != 0) /* CIE id */
+		return -1;
+	unsigned version = (unsigned)rd_u(&r, 1);
+	if (version != 1 && version != 3)
+		return -1;
+	const char *aug = (const char *)r.p;
+	size_t auglen = strnlen(aug, (size_t)(r.end - r.p));
+	if (auglen == (size_t)(r.end - r.p))
+		return -1;
+	r.p += auglen + 1;
+	c->code_align = rd_uleb(&r);
+	c->data_align = rd_sleb(&r);
+	uint64_t ra = version == 1 ? rd_u(&r, 1) : rd_uleb(&r);
+	if (ra != REG_RA)
+		return -1;
+	c->fde_enc = 0; /* absptr */
+	c->signal = 0;
+	c->z = aug[0] == 'z';
+	if (c->z) {
+		uint64_t n = rd_uleb(&r);
+		if (r.bad || n > (uint64_t)(r.end - r.p))
+			return -1;
+		const uint8_t *data_end = r.p + n;
+		for (const char *a = aug + 1; *a; a++) {
+			switch (*a) {
+			case 'R': c->fde_enc = (uint8_t)rd_u(&r, 1); break;
+			case 'L': (void)rd_u(&r, 1); break;
+			case 'P': {
+				uint8_t enc = (uint8_t)rd_u(&r, 1);
+				(void)rd_ptr(&r, (uint8_t)(enc & 0x7f), 0); /* skipped, not followed */
+				break;
+			}
+			case 'S': c->signal = 1; break;
+			case 'B': break;
+			default: return -1; /* unknown: its data cannot be skipped safely */
+			}
+		}
+		r.p = data_end;
+	} else if (aug[0] != 0) {
+		return -1;
+	}
+	if (r.bad || r.p > r.end)
+		return -1;
+	c->insns = r.p;
+	c->end = r.end;
+	return 0;
+}
+
+static void set_reg(struct row *row, uint64_t reg, uint8_t how, int64_t off)
+{
+	struct regrule *rr = reg == REG_RBP ? &row->rbp : reg == REG_RA ? &row->ra : NULL;
+	if (rr) {
+		rr->how = how;
+		rr->off = off;
+	}
+}
+
+/*
+ * Runs call-frame instructions [p, end) from location loc, stopping before the first
+ * advance past target. init is the CIE's row (for DW_CFA_restore). 0, or -1 on an unknown or
+ * malformed instruction.
+ */
+static int run_cfa(struct row *row, const struct row *init, const struct cie *c,
+                   const uint8_t *p, const uint8_t *end, uintptr_t loc, uintptr_t target)
+{
+	struct row saved[8];
+	unsigned nsaved = 0;
+	struct rd r = { p, end, 0 };
+	while (r.p < r.end && !r.bad) {
+		uint8_t op = (uint8_t)rd_u(&r, 1);
+		uint64_t reg, delta = 0;
+		switch (op >> 6) {
+		case 1: /* advance_loc */
+			delta = (op & 0x3f) * c->code_align;
+			goto advance;
+		case 2: /* offset */
+			set_reg(row, op & 0x3f, REG_OFFSET, (int64_t)rd_uleb(&r) * c->data_align);
+			continue;
+		case 3: /* restore */
+			reg = op & 0x3f;
+			if (reg == REG_RBP)
+				row->rbp = init->rbp;
+			else if (reg == REG_RA)
+				row->ra = init->ra;
+			continue;
+		default: break;
+		}
+		switch (op) {
+		case 0x00: continue; /* nop */
+		case 0x01: /* set_loc */
+			loc = rd_ptr(&r, c->fde_enc, 0);
+			if (loc > target)
+				return r.bad ? -1 : 0;
+			continue;
+		case 0x02: delta = rd_u(&r, 1) * c->code_align; goto advance;
+		case 0x03: delta = rd_u(&r, 2) * c->code_align; goto advance;
+		case 0x04: delta = rd_u(&r, 4) * c->code_align; goto advance;
+		case 0x05: /* offset_extended */
+			reg = rd_uleb(&r);
+			set_reg(row, reg, REG_OFFSET, (int64_t)rd_uleb(&r) * c->data_align);
+			continue;
+		case 0x06: /* restore_extended */
+			reg = rd_uleb(&r);
+			if (reg == REG_RBP)
+				row->rbp = init->rbp;
+			else if (reg == REG_RA)
+				row->ra = init->ra;
+			continue;
+		case 0x07: set_reg(row, rd_uleb(&r), REG_UNDEF, 0); continue;
+		case 0x08: set_reg(row, rd_uleb(&r), REG_SAME, 0); continue;
+		case 0x09: /* register */
+			reg = rd_uleb(&r);
+			(void)rd_uleb(&r);
+			set_reg(row, reg, REG_OTHER, 0);
+			continue;
+		case 0x0a: /* remember_state */
+			if (nsaved == sizeof saved / sizeof saved[0])
+				return -1;
+			saved[nsaved++] = *row;
+			continue;
+		case 0x0b: /* restore_state: the CFA rule too, as GCC's epilogues expect */
+			if (nsaved == 0)
+				return -1;
+			*row = saved[--nsaved];
+			continue;
+		case 0x0c: /* def_cfa */
+			row->cfa_reg = (unsigned)rd_uleb(&r);
+			row->cfa_off = (int64_t)rd_uleb(&r);
+			continue;
+		case 0x0d: row->cfa_reg = (unsigned)rd_uleb(&r); continue;
+		case 0x0e: row->cfa_off = (int64_t)rd_uleb(&r); continue;
+		case 0x0f: { /* def_cfa_expression */
+			uint64_t n = rd_uleb(&r);
+			if (n > (uint64_t)(r.end - r.p))
+				return -1;
+			r.p += n;
+			row->cfa_reg = ~0u;
+			continue;
+		}
+		case 0x10:   /* expression */
+		case 0x16: { /* val_expression */
+			reg = rd_uleb(&r);
+			uint64_t n = rd_uleb(&r);
+			if (n > (uint64_t)(r.end - r.p))
+				return -1;
+			r.p += n;
+			set_reg(row, reg, REG_OTHER, 0);
+			continue;
+		}
+		case 0x11: /* offset_extended_sf */
+			reg = rd_uleb(&r);
+			set_reg(row, reg, REG_OFFSET, rd_sleb(&r) * c->data_align);
+			continue;
+		case 0x12: /* def_cfa_sf */
+			row->cfa_reg = (unsigned)rd_uleb(&r);
+			row->cfa_off = rd_sleb(&r) * c->data_align;
+			continue;
+		case 0x13: row->cfa_off = rd_sleb(&r) * c->data_align; continue;
+		case 0x14: /* val_offset */
+			reg = rd_uleb(&r);
+			(void)rd_uleb(&r);
+			set_reg(row, reg, REG_OTHER, 0);
+			continue;
+		case 0x15: /* val_offset_sf */
+			reg = rd_uleb(&r);
+			(void)rd_sleb(&r);
+			set_reg(row, reg, REG_OTHER, 0);
+			continue;
+		case 0x2e: (void)rd_uleb(&r); continue; /* GNU_args_size */
+		case 0x2f: /* GNU_negative_offset_extended */
+			reg = rd_uleb(&r);
+			set_reg(row, reg, REG_OFFSET, -(int64_t)rd_uleb(&r) * c->data_align);
+			continue;
+		default: return -1;
+		}
+	advance:
+		loc += delta;
+		if (loc > target)
+			return r.bad ? -1 : 0;
+	}
+	return r.bad ? -1 : 0;
+}
+
+/* The .eh_frame_hdr of the object holding pc, or NULL. */
+static const uint8_t *find_hdr(uintptr_t pc)
+{
+	if (!_dl_find_object)
+		return NULL;
+	struct dl_find_object dlfo;
+	if (_dl_find_object((void *)pc, &dlfo) != 0)
+		return NULL;
+	return dlfo.dlfo_eh_frame;
+}
+
+/* Binary search of .eh_frame_hdr's table (datarel sdata4 pairs): the FDE that may cover pc. */
+static const uint8_t *find_fde(const uint8_t *hdr, uintptr_t pc)
+{
+	if (hdr[0] != 1 || hdr[3] != 0x3b)
+		return NULL;
+	struct rd r = { hdr + 4, hdr + 4 + 16, 0 };
+	(void)rd_ptr(&r, hdr[1], (uintptr_t)hdr); /* eh_frame_ptr */
+	uint64_t count = rd_ptr(&r, hdr[2], (uintptr_t)hdr);
+	if (r.bad || count == 0)
+		return NULL;
+	const int32_t *tab = (const int32_t *)(const void *)r.p;
+	uint64_t lo = 0, hi = count; /* find the last entry with start <= pc */
+	while (hi - lo > 1) {
+		uint64_t mid = lo + (hi - lo) / 2;
+		if ((uintptr_t)hdr + (intptr_t)tab[2 * mid] <= pc)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	if ((uintptr_t)hdr + (intptr_t)tab[2 * lo] > pc)
+		return NULL;
+	return hdr + (intptr_t)tab[2 * lo + 1];
+}
+
+/* The rule of the frame executing at pc (a return address minus one, or an exact pc). */
+static uint64_t compute_rule(uintptr_t pc)
+{
+	const uint8_t *hdr = find_hdr(pc);
+	const uint8_t *fde = hdr ? find_fde(hdr, pc) : NULL;
+	if (!fde)
+		return rule_pack(RULE_FAIL, 0, 0, 0);
+	struct rd r = { fde, fde + 8, 0 };
+	uint64_t len = rd_u(&r, 4);
+	if (len == 0 || len >= 0xfffffff0u)
+		return rule_pack(RULE_FAIL, 0, 0, 0);
+	const uint8_t *id_at = r.p;
+	uint32_t cie_off = (uint32_t)rd_u(&r, 4);
+	struct cie c;
+	if (cie_off == 0 || parse_cie(id_at - cie_off, &c) != 0 || c.signal)
+		return rule_pack(RULE_FAIL, 0, 0, 0);
+	r.end = fde + 4 + len;
+	uintptr_t begin = rd_ptr(&r, c.fde_enc, 0);
+	uintptr_t range = rd_ptr(&r, (uint8_t)(c.fde_enc & 0x0f), 0);
+	if (r.bad || pc < begin || pc - begin >= range)
+		return rule_pack(RULE_FAIL, 0, 0, 0);
+	if (c.insns > c.end)
+		return rule_pack(RULE_FAIL, 0, 0, 0);
+	/* 'z' augmentation data of the FDE (the LSDA pointer): skipped by its length */
+	if (c.z) {
+		uint64_t n = rd_uleb(&r);
+		if (r.bad || n > (uint64_t)(r.end - r.p))
+			return rule_pack(RULE_FAIL, 0, 0, 0);
+		r.p += n;
+	}
+	struct row row = { REG_RSP, 8, { REG_SAME, 0 }, { REG_OFFSET, -8 } };
+	if (run_cfa(&row, &row, &c, c.insns, c.end, begin, (uintptr_t)-1) != 0)
+		return rule_pack(RULE_FAIL, 0, 0, 0);
+	struct row init = row;
+	if (run_cfa(&row, &init, &c, r.p, r.end, begin, pc) != 0)
+		return rule_pack(RULE_FAIL, 0, 0, 0);
+	if (row.ra.how == REG_UNDEF)
+		return rule_pack(RULE_LAST, 0, 0, 0);
+	if ((row.cfa_reg != REG_RSP && row.cfa_reg != REG_RBP) || row.ra.how != REG_OFFSET ||
+	    row.ra.off != -8 || row.cfa_off < 8 || row.cfa_off > INT32_MAX)
+		return rule_pack(RULE_FAIL, 0, 0, 0);
+	int16_t rbp_off = 0;
+	if (row.rbp.how == REG_OFFSET) {
+		if (row.rbp.off == 0 || row.rbp.off < INT16_MIN || row.rbp.off > INT16_MAX)
+			return rule_pack(RULE_FAIL, 0, 0, 0);
+		rbp_off = (int16_t)row.rbp.off;
+	} else if (row.rbp.how == REG_OTHER) {
+		return rule_pack(RULE_FAIL, 0, 0, 0);
+	}
+	return rule_pack(RULE_STEP, row.cfa_reg == REG_RBP, (int32_t)row.cfa_off, rbp_off);
+}
+
+/* ---- the rule cache ---- */
+
+/* One slot: seq is odd while a writer fills it; gen must match the cache's generation. */
+struct slot {
+	uint32_t seq, gen;
+	uintptr_t pc;
+	uint64_t rule;
+	uint64_t pad;
+};
+
+#define CACHE_BITS 12
+static struct slot *cache;
+static uint32_t cache_gen = 1;
+static int writing; /* one writer at a time; a busy writer's rule is simply not cached */
+static uint64_t n_fallbacks, n_parses; /* rare events only: no shared write per capture */
+
+int cfi_init(void)
+{
+	if (cache)
+		return 0;
+	struct slot *s = sys_map(sizeof(struct slot) << CACHE_BITS);
+	if (!s)
+		return -ENOMEM;
+	__atomic_store_n(&cache, s, __ATOMIC_RELEASE);
+	return 0;
+}
+
+static struct slot *slot_of(uintptr_t pc)
+{
+	return &cache[((uint64_t)pc * 0x9e3779b97f4a7c15ull) >> (64 - CACHE_BITS)];
+}
+
+static uint64_t lookup(uintptr_t pc, uint32_t gen)
+{
+	struct slot *s = slot_of(pc);
+	uint32_t s1 = __atomic_load_n(&s->seq, __ATOMIC_ACQUIRE);
+	uintptr_t k = __atomic_load_n(&s->pc, __ATOMIC_RELAXED);
+	uint64_t rule = __atomic_load_n(&s->rule, __ATOMIC_RELAXED);
+	uint32_t g = __atomic_load_n(&s->gen, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	uint32_t s2 = __atomic_load_n(&s->seq, __ATOMIC_RELAXED);
+	if (!(s1 & 1) && s1 == s2 && k == pc && g == gen)
+		return rule;
+	__atomic_fetch_add(&n_parses, 1, __ATOMIC_RELAXED);
+	rule = compute_rule(pc);
+	if (__atomic_exchange_n(&writing, 1, __ATOMIC_ACQUIRE))
+		return rule;
+	uint32_t seq = __atomic_load_n(&s->seq, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->seq, seq + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	__atomic_store_n(&s->pc, pc, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->rule, rule, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->gen, gen, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->seq, seq + 2, __ATOMIC_RELEASE);
+	__atomic_store_n(&writing, 0, __ATOMIC_RELEASE);
+	return rule;
+}
+
+void cfi_forget_all(void)
+{
+	__atomic_fetch_add(&cache_gen, 1, __ATOMIC_ACQ_REL);
+}
+
+void cfi_get_counts(struct cfi_counts *out)
+{
+	out->fallbacks = __atomic_load_n(&n_fallbacks, __ATOMIC_RELAXED);
+	out->parses = __atomic_load_n(&n_parses, __ATOMIC_RELAXED);
+}
+
+/* ---- the walk ---- */
+
+static uint32_t give_up(void)
+{
+	__atomic_fetch_add(&n_fallbacks, 1, __ATOMIC_RELAXED);
+	return 0;
+}
+
+/* Built with frame pointers (the Makefile's flags for lib/): this frame's CFA is rbp + 16,
+   its return address at rbp + 8 and the caller's rbp at rbp. */
+__attribute__((noinline, section("heaptap_text"))) uint32_t
+cfi_backtrace(uintptr_t *pcs, uint32_t max, uintptr_t stack_lo, uintptr_t stack_hi)
+{
+	if (!__atomic_load_n(&cache, __ATOMIC_ACQUIRE) || max == 0)
+		return give_up();
+	uint32_t gen = __atomic_load_n(&cache_gen, __ATOMIC_ACQUIRE);
+	const uintptr_t *fp = __builtin_frame_address(0);
+	uintptr_t pc = fp[1], sp = (uintptr_t)(fp + 2), bp = fp[0];
+	uint32_t n = 0;
+	for (;;) {
+		pcs[n++] = pc;
+		if (n == max)
+			break;
+		uint64_t rule = lookup(pc - 1, gen);
+		int kind = rule_kind(rule);
+		if (kind == RULE_LAST)
+			break;
+		if (kind != RULE_STEP)
+			return give_up();
+		uintptr_t cfa = (rule_cfa_rbp(rule) ? bp : sp) + (uintptr_t)(intptr_t)rule_cfa_off(rule);
+		/* the CFA lies above this frame's sp and inside the stack, with room for the
+		   return address below it and for the saved rbp wherever the rule puts it */
+		if (cfa < sp + 8 || cfa > stack_hi || cfa - 8 < stack_lo || (cfa & 7))
+			return give_up();
+		int16_t rbp_off = rule_rbp_off(rule);
+		if (rbp_off) {
+			uintptr_t at = cfa + (uintptr_t)(intptr_t)rbp_off;
+			if (at < sp || at + 8 > stack_hi)
+				return give_up();
+			bp = *(const uintptr_t *)at;
+		}
+		pc = ((const uintptr_t *)cfa)[-1];
+		sp = cfa;
+		if (pc < 4096) /* the outermost frame's return address, when not marked undefined */
+			break;
+	}
+	return n;
+}

@@ -1,0 +1,40 @@
+/*
+ * cfi.h - the collector's own DWARF call-frame unwinder for x86-64 samples: each return
+ * address's frame rule (CFA = rsp or rbp + offset, return address at CFA - 8, the caller's
+ * rbp saved at CFA + k or left alone) is read once from its object's .eh_frame and kept in a
+ * global cache, so a warm capture costs a cache probe and one or two stack loads per frame.
+ *
+ * It answers for the common frames only; anything the rules above cannot say (a CFA given by
+ * an expression or another register, a signal frame, code without unwind information, a
+ * frame outside the thread's stack) makes cfi_backtrace return 0, and the caller unwinds the
+ * sample with libunwind instead. No malloc, no stdio, no lock on the read side; not
+ * async-signal-safe (neither is the sampling path that calls it).
+ */
+#ifndef HEAPTAP_LIB_CFI_H
+#define HEAPTAP_LIB_CFI_H
+
+#include <stdint.h>
+
+/* Maps the rule cache. 0, or -ENOMEM (then cfi_backtrace always answers 0). Call once at
+   init, before any sample. */
+int cfi_init(void);
+
+/*
+ * Fills pcs[0..max) with the return addresses of the caller's frames (pcs[0] is the return
+ * address into the function that called cfi_backtrace), outermost last, reading the stack
+ * only inside [stack_lo, stack_hi). Returns the depth, or 0 when some frame cannot be
+ * unwound by the rules (use another unwinder). Stopping at max is not a failure.
+ */
+uint32_t cfi_backtrace(uintptr_t *pcs, uint32_t max, uintptr_t stack_lo, uintptr_t stack_hi);
+
+/* Forgets every cached rule (before an object is unloaded: its addresses may be reused). */
+void cfi_forget_all(void);
+
+/* Counters for tests and statistics: captures given up, rule look-ups that parsed the CFI
+   (cache misses). */
+struct cfi_counts {
+	uint64_t fallbacks, parses;
+};
+void cfi_get_counts(struct cfi_counts *out);
+
+#endif

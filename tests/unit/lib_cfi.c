@@ -1,0 +1,164 @@
+/*
+ * lib_cfi.c - unit test of the collector's DWARF CFI unwinder (lib/cfi.c) against libunwind:
+ * stacks through this file's functions (some built without frame pointers, one recursing
+ * with a variable-size frame) and through glibc's qsort (no frame pointers, a callback)
+ * must come out frame for frame as unw_backtrace gives them, from the first capture (rules
+ * parsed) and from the cached rules; a capture inside a signal handler (a sigreturn frame,
+ * which the rules do not describe) must give up so the caller can fall back; after
+ * cfi_forget_all the rules are parsed again.
+ */
+#define UNW_LOCAL_ONLY
+#include <libunwind.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../lib/cfi.h"
+#include "check.h"
+
+#define MAXF 64
+
+struct capture {
+	uintptr_t cfi[MAXF], unw[MAXF];
+	uint32_t ncfi;
+	int nunw;
+};
+
+static uintptr_t stack_lo, stack_hi;
+
+static void find_bounds(void)
+{
+	pthread_attr_t attr;
+	void *addr;
+	size_t size;
+	pthread_getattr_np(pthread_self(), &attr);
+	pthread_attr_getstack(&attr, &addr, &size);
+	pthread_attr_destroy(&attr);
+	stack_lo = (uintptr_t)addr;
+	stack_hi = (uintptr_t)addr + size;
+}
+
+static volatile int sink;
+
+/* Both unwinders from the same frame: element 0 differs (each is the return address of its own
+   call), every caller frame after it must match. */
+__attribute__((noinline)) static void take(struct capture *c)
+{
+	c->ncfi = cfi_backtrace(c->cfi, MAXF, stack_lo, stack_hi);
+	c->nunw = unw_backtrace((void **)c->unw, MAXF);
+	sink++;
+}
+
+static int same(const struct capture *c, const char *what)
+{
+	int ok = c->ncfi > 3 && c->nunw > 3 && (int)c->ncfi == c->nunw;
+	for (uint32_t i = 1; ok && i < c->ncfi; i++)
+		ok = c->cfi[i] == c->unw[i];
+	CHECK(ok, "%s: cfi depth %u, libunwind depth %d", what, c->ncfi, c->nunw);
+	if (!ok)
+		for (int i = 0; i < MAXF && (i < (int)c->ncfi || i < c->nunw); i++)
+			fprintf(stderr, "  %2d cfi %#lx unw %#lx\n", i,
+			        i < (int)c->ncfi ? (unsigned long)c->cfi[i] : 0ul,
+			        i < c->nunw ? (unsigned long)c->unw[i] : 0ul);
+	return ok;
+}
+
+__attribute__((noinline, optimize("omit-frame-pointer"))) static void leaf_nofp(struct capture *c)
+{
+	take(c);
+	sink++;
+}
+
+__attribute__((noinline, optimize("omit-frame-pointer"))) static void mid_nofp(struct capture *c,
+                                                                               int depth)
+{
+	/* a frame of its own size at each level: the compiler then keeps rbp as the CFA's base */
+	volatile char *pad = __builtin_alloca(40 + 8 * (unsigned)(depth & 3));
+	pad[0] = (char)depth;
+	if (depth > 0)
+		mid_nofp(c, depth - 1);
+	else
+		leaf_nofp(c);
+	sink += pad[0];
+}
+
+__attribute__((noinline)) static void mid_fp(struct capture *c, int depth)
+{
+	mid_nofp(c, depth);
+	sink++;
+}
+
+static struct capture *in_sort;
+static int sorted_captures;
+
+static int cmp(const void *a, const void *b)
+{
+	if (in_sort && !sorted_captures++)
+		take(in_sort);
+	return *(const int *)a - *(const int *)b;
+}
+
+static struct capture sig_cap;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	sig_cap.ncfi = cfi_backtrace(sig_cap.cfi, MAXF, stack_lo, stack_hi);
+}
+
+int main(void)
+{
+	find_bounds();
+	CHECK(cfi_init() == 0, "cfi_init");
+	struct cfi_counts before, after;
+	struct capture c;
+
+	/* through frames with and without frame pointers, cold then warm */
+	for (int round = 0; round < 2; round++) {
+		cfi_get_counts(&before);
+		memset(&c, 0, sizeof c);
+		mid_fp(&c, 5);
+		same(&c, round ? "nested, cached" : "nested, first");
+		cfi_get_counts(&after);
+		CHECK(after.fallbacks == before.fallbacks, "capture given up");
+		if (round == 0)
+			CHECK(after.parses > before.parses, "first capture parses the CFI");
+		else
+			CHECK(after.parses == before.parses, "second capture parsed %llu rules again",
+			      (unsigned long long)(after.parses - before.parses));
+	}
+
+	/* through glibc's qsort into a callback */
+	int v[64];
+	for (int i = 0; i < 64; i++)
+		v[i] = (i * 37) % 64;
+	memset(&c, 0, sizeof c);
+	in_sort = &c;
+	qsort(v, 64, sizeof v[0], cmp);
+	in_sort = NULL;
+	same(&c, "qsort callback");
+
+	/* a signal frame: the rules cannot step through it, so the capture gives up */
+	cfi_get_counts(&before);
+	signal(SIGUSR1, on_signal);
+	raise(SIGUSR1);
+	cfi_get_counts(&after);
+	CHECK(sig_cap.ncfi == 0 && after.fallbacks == before.fallbacks + 1,
+	      "signal handler capture gave %u frames", sig_cap.ncfi);
+
+	/* forgetting the rules makes the next capture parse them again, with the same result */
+	cfi_forget_all();
+	cfi_get_counts(&before);
+	memset(&c, 0, sizeof c);
+	mid_fp(&c, 2);
+	same(&c, "after cfi_forget_all");
+	cfi_get_counts(&after);
+	CHECK(after.parses > before.parses, "rules parsed again after cfi_forget_all");
+
+	/* a depth limit is not a failure */
+	uintptr_t two[2];
+	CHECK(cfi_backtrace(two, 2, stack_lo, stack_hi) == 2, "max 2");
+	return check_finish("lib_cfi");
+}
