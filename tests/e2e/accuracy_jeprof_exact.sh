@@ -2,7 +2,8 @@
 # accuracy_jeprof_exact.sh - at lg_prof_sample:0 (every allocation recorded) the real jeprof must
 # report each site of the known-truth programs within 0.5% of the bytes they keep live, and
 # ~0 for the allocate-and-free sites. C sites use jeprof's flat column, C++ sites the cum
-# column. truth_sites (built with frame pointers) runs with both unwinders (dwarf, fp).
+# column. truth_sites (built with frame pointers) runs with the DWARF and frame-pointer unwinders,
+# truth_cxx with heaptap's CFI walk and with libunwind.
 # With prof_accum:true, jeprof --alloc_space must also give each site's cumulative
 # allocated bytes (freed ones, realloc steps and the churn site included) within 0.5%.
 set -u
@@ -10,7 +11,7 @@ set -u
 ht_init
 command -v jeprof >/dev/null || ht_skip "jeprof is not installed"
 rc=0
-for run in truth_sites:dwarf truth_cxx:dwarf truth_sites:fp; do
+for run in truth_sites:dwarf truth_cxx:dwarf truth_cxx:libunwind truth_sites:fp; do
 	prog=${run%%:*} unwind=${run##*:}
 	ht_need_prog $prog; bin=$BIN
 	d=$TMP/$prog.$unwind

@@ -1,7 +1,7 @@
 #!/bin/bash
 # accuracy_nofp.sh - a program built WITHOUT frame pointers (-O2 -fomit-frame-pointer, compiled
 # here) still has its memory attributed to the right functions with the default unwinder
-# (DWARF): at lg_prof_sample:0 jeprof must give each leaf its bytes (flat) and each caller in
+# (DWARF: heaptap's CFI walk, and libunwind): at lg_prof_sample:0 jeprof must give each leaf its bytes (flat) and each caller in
 # the chains outer_* -> middle_* -> leaf_* the same bytes (cum), within 0.5%.
 set -u
 . "$(dirname "$0")/lib/common.sh"
@@ -18,9 +18,14 @@ for fn in leaf_alpha leaf_beta middle_alpha middle_beta outer_alpha outer_beta m
 	grep -q "<$fn>:" "$TMP/fn.s" || ht_fail "$fn is not a function of its own in nofp_sites"
 	grep -q 'mov *%rsp,%rbp' "$TMP/fn.s" && ht_fail "$fn in nofp_sites was built with a frame pointer"
 done
-d=$TMP/run
-ht_run "$d" lg_prof_sample:0 "$bin" "$d/truth.txt" || ht_fail "nofp_sites exited with $?"
-dump=$(ht_final "$d") || exit 1
-ht_jeprof "$bin" "$dump" "$d/report" || ht_fail "jeprof failed on $dump"
-echo "== nofp_sites ($PROFILER, default unwinder)"
-$ACC_PY exact --kind jeprof --mode "$(ht_mode)" "$d/truth.txt" "$d/report"
+rc=0
+# both DWARF unwinders: heaptap's own CFI walk (the default) and libunwind (its fallback)
+for unw in dwarf libunwind; do
+	d=$TMP/run.$unw
+	ht_run "$d" lg_prof_sample:0,prof_unwind:$unw "$bin" "$d/truth.txt" || ht_fail "nofp_sites exited with $?"
+	dump=$(ht_final "$d") || exit 1
+	ht_jeprof "$bin" "$dump" "$d/report" || ht_fail "jeprof failed on $dump"
+	echo "== nofp_sites ($PROFILER, prof_unwind:$unw)"
+	$ACC_PY exact --kind jeprof --mode "$(ht_mode)" "$d/truth.txt" "$d/report" || rc=1
+done
+exit $rc

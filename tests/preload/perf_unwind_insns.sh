@@ -2,10 +2,11 @@
 # perf_unwind_insns.sh - the instruction budget of a sample's stack capture with the default
 # DWARF unwinder, counted by callgrind (deterministic, unlike time on a shared machine):
 # perf_churn with lg_prof_sample:0 samples every malloc(32), and the instructions inside
-# unw_backtrace and unwind_finish, divided by the number of unw_backtrace calls, are what one
-# capture costs. Budget: 960 (874 today, 788 of them in libunwind: ~200 to set up, ~100 for
-# each of the 6 raw frames; see docs/INTERNALS.md "Unwinding cost"); more means libunwind steps
-# through more profiler frames than record's, or left its cached fast trace for unw_step.
+# unwind_walk_cfi (lib/cfi.c's walk over cached frame rules) and unwind_finish, divided by the
+# number of unwind_walk_cfi calls, are what one capture costs. Budget: 600 (506 today: ~45 per frame over 9 frames, 86 to strip; see
+# docs/INTERNALS.md "Unwinding cost"); more means the walk steps through more profiler frames,
+# or its rule cache stopped answering. Every capture must be answered by the CFI walk: libunwind
+# (the fallback for frames the rules cannot describe) must not be called at all here.
 set -u
 . "$(dirname "$0")/../e2e/lib/common.sh"
 ht_init
@@ -20,18 +21,25 @@ valgrind --tool=callgrind --callgrind-out-file="$TMP/cg.%p" --trace-children=yes
 f=$(ls "$TMP"/cg.* | tail -1)
 ann=$(callgrind_annotate --inclusive=yes --threshold=100 "$f" 2>/dev/null)
 incl() { echo "$ann" | grep -E "$1" | head -1 | awk '{print $1}' | tr -d ,; }
-bt=$(incl ':backtrace \[.*libunwind'); fin=$(incl ':unwind_finish ')
-# calls of unw_backtrace: the calls= lines after each cfn= naming it (by its compressed id)
-id=$(grep -oE '\(([0-9]+)\) backtrace$' "$f" | head -1 | grep -oE '[0-9]+')
-calls=$(grep -A1 "^cfn=($id)" "$f" | grep '^calls=' | awk -F'[= ]' '{s += $2} END {print s + 0}')
+bt=$(incl ':unwind_walk_cfi '); fin=$(incl ':unwind_finish ')
+# calls of a function: the calls= lines after each cfn= naming it (by its compressed id)
+ncalls() {
+	local id
+	id=$(grep -oE "\(([0-9]+)\) $1\$" "$f" | head -1 | grep -oE '[0-9]+')
+	[ -n "$id" ] || { echo 0; return; }
+	grep -A1 "^cfn=($id)" "$f" | grep '^calls=' | awk -F'[= ]' '{s += $2} END {print s + 0}'
+}
+calls=$(ncalls unwind_walk_cfi)
+fallbacks=$(ncalls backtrace)
 for v in "$bt" "$fin" "$calls"; do
-	[[ $v =~ ^[0-9]+$ ]] || { echo "FAIL: no callgrind numbers (backtrace '$bt', unwind_finish '$fin', calls '$calls')"; exit 1; }
+	[[ $v =~ ^[0-9]+$ ]] || { echo "FAIL: no callgrind numbers (unwind_walk_cfi '$bt', unwind_finish '$fin', calls '$calls')"; exit 1; }
 done
 # every malloc is sampled: as many captures as mallocs (a few more from start-up)
 [ "$calls" -ge "$n" ] && [ "$calls" -le $((n + 200)) ] ||
 	{ echo "FAIL: $calls captures for $n sampled mallocs"; exit 1; }
 per=$(( (bt + fin) / calls ))
-echo "instructions per capture: $per (unw_backtrace $((bt / calls)), unwind_finish $((fin / calls)); $calls captures; budget 960)"
-[ "$per" -ge 200 ] || { echo "FAIL: $per < 200: did libunwind unwind at all?"; exit 1; }
-[ "$per" -le 960 ] || { echo "FAIL: a capture costs $per instructions (> 960)"; exit 1; }
+echo "instructions per capture: $per (CFI walk $((bt / calls)), unwind_finish $((fin / calls)); $calls captures, $fallbacks fell back to libunwind; budget 600)"
+[ "$fallbacks" -eq 0 ] || { echo "FAIL: $fallbacks captures fell back to libunwind"; exit 1; }
+[ "$per" -ge 100 ] || { echo "FAIL: $per < 100: did the walk unwind at all?"; exit 1; }
+[ "$per" -le 600 ] || { echo "FAIL: a capture costs $per instructions (> 600)"; exit 1; }
 echo "ok"

@@ -1,6 +1,6 @@
 #!/bin/bash
 # valgrind.sh - runs the collector's own code under memcheck: a small threaded program (built
-# here) with libheaptap.so preloaded, both unwinders, every allocation sampled, and fails on
+# here) with libheaptap.so preloaded, the three unwinders (dwarf, libunwind, fp), every allocation sampled, and fails on
 # any memcheck error in heaptap (libunwind's known address-validation probes - write(2) of
 # stack bytes to a pipe - are suppressed) or if the final dump is not exact. valgrind's own
 # malloc interception is limited to libc (somalloc=nouserintercepts) so our interposers run.
@@ -53,7 +53,7 @@ cat >"$d/supp" <<'S'
 }
 S
 fail=0
-for unw in dwarf fp; do
+for unw in dwarf libunwind fp; do
 	mkdir "$d/$unw"
 	(cd "$d/$unw" && timeout 300 valgrind -q --trace-children=yes --error-exitcode=9 \
 		--soname-synonyms=somalloc=nouserintercepts --suppressions="$d/supp" \
