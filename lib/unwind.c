@@ -220,38 +220,45 @@ int unwind_is_internal(uintptr_t pc)
 	return 0;
 }
 
-/* Stack bounds of this thread for the frame-pointer walk (found once per thread). */
-static __thread uintptr_t stack_lo __attribute__((tls_model("initial-exec")));
-static __thread uintptr_t stack_hi __attribute__((tls_model("initial-exec")));
+/* glibc's: the main thread's stack pointer at start-up (argc's address); its frames lie below */
+extern void *__libc_stack_end;
 
-static void find_stack_bounds(void)
+/* The top of this thread's stack (found once per thread), above which no walk reads; 0 when it
+   is not known, and then neither walk runs. Not pthread_getattr_np: it allocates (and, for the
+   main thread, reads /proc/self/maps through stdio). glibc puts a thread's descriptor
+   (pthread_self) at the top of the stack it gives the thread, above the static TLS, the user's
+   stacks included; the main thread's descriptor is elsewhere and its stack ends at
+   __libc_stack_end. A thread made by other means (a raw clone) fails both tests, or gets a
+   bound that only limits how far a walk may read. */
+static __thread uintptr_t stack_hi __attribute__((tls_model("initial-exec")));
+static __thread int stack_known __attribute__((tls_model("initial-exec")));
+
+static uintptr_t stack_top(void)
 {
-	pthread_attr_t attr;
-	void *addr = NULL;
-	size_t size = 0;
-	if (pthread_getattr_np(pthread_self(), &attr) == 0) {
-		pthread_attr_getstack(&attr, &addr, &size);
-		pthread_attr_destroy(&attr);
-	}
-	if (addr && size) {
-		stack_lo = (uintptr_t)addr;
-		stack_hi = (uintptr_t)addr + size;
-	} else {
-		/* unknown: allow 8 MiB above the current frame */
-		stack_lo = (uintptr_t)__builtin_frame_address(0);
-		stack_hi = stack_lo + (8u << 20);
-	}
+	if (stack_known)
+		return stack_hi;
+	uintptr_t here = (uintptr_t)__builtin_frame_address(0);
+	uintptr_t self = (uintptr_t)pthread_self();
+	uintptr_t end = (uintptr_t)__libc_stack_end;
+	const uintptr_t limit = (uintptr_t)1 << 30; /* no stack is this deep */
+	if (self > here && self - here < limit)
+		stack_hi = self;
+	else if (end > here && end - here < limit)
+		stack_hi = end;
+	else
+		stack_hi = 0;
+	stack_known = 1;
+	return stack_hi;
 }
 
 HEAPTAP_TEXT uint32_t unwind_walk_fp(uintptr_t *pcs, uint32_t max)
 {
-	if (!stack_hi)
-		find_stack_bounds();
+	uintptr_t hi = stack_top();
 	uintptr_t fp = (uintptr_t)__builtin_frame_address(0);
 	uint32_t n = 0;
 	uintptr_t lo = fp;
 	while (n < max) {
-		if (fp < lo || fp + 16 > stack_hi || fp < stack_lo || (fp & 7))
+		if (fp < lo || fp + 16 > hi || (fp & 7))
 			break;
 		const uintptr_t *frame = (const uintptr_t *)fp;
 		uintptr_t ret = frame[1];
@@ -269,9 +276,10 @@ HEAPTAP_TEXT uint32_t unwind_walk_fp(uintptr_t *pcs, uint32_t max)
 
 HEAPTAP_TEXT uint32_t unwind_walk_cfi(uintptr_t *raw, uint32_t want)
 {
-	if (!stack_hi)
-		find_stack_bounds();
-	return cfi_backtrace(raw, want, stack_lo, stack_hi);
+	uintptr_t hi = stack_top();
+	if (!hi)
+		return 0;
+	return cfi_backtrace(raw, want, (uintptr_t)__builtin_frame_address(0), hi);
 }
 
 uint32_t unwind_strip(const uintptr_t *pcs, uint32_t depth)

@@ -31,7 +31,8 @@ allowed=' _ITM_deregisterTMCloneTable _ITM_registerTMCloneTable __cxa_atexit __c
  exp expm1 log log1p llround ceil floor
  dl_iterate_phdr dladdr dladdr1 dlinfo dlsym dlerror dlopen
  pthread_attr_destroy pthread_attr_getstack pthread_attr_init pthread_attr_setdetachstate
- pthread_attr_setstacksize pthread_create pthread_getattr_np pthread_key_create
+ pthread_attr_setstacksize pthread_create pthread_key_create _dl_find_object
+ __libc_stack_end
  pthread_mutex_lock pthread_mutex_unlock pthread_mutex_trylock pthread_mutex_init
  pthread_self pthread_setspecific pthread_getspecific pthread_once pthread_setname_np
  unw_backtrace _ULx86_64_init_local _ULx86_64_step _ULx86_64_get_reg _ULx86_64_set_caching_policy
