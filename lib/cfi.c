@@ -500,15 +500,21 @@ static uint32_t give_up(void)
 	return 0;
 }
 
-/* Built with frame pointers (the Makefile's flags for lib/): this frame's CFA is rbp + 16,
-   its return address at rbp + 8 and the caller's rbp at rbp. */
+/* Built with frame pointers (the Makefile's flags for lib/), like the frame the caller names:
+   a CFA at rbp + 16, the return address at rbp + 8 and the caller's rbp at rbp. */
 __attribute__((noinline, section("heaptap_text"))) uint32_t
-cfi_backtrace(uintptr_t *pcs, uint32_t max, uintptr_t stack_lo, uintptr_t stack_hi)
+cfi_backtrace(uintptr_t *pcs, uint32_t max, const void *start, uintptr_t stack_lo,
+              uintptr_t stack_hi)
 {
 	if (!__atomic_load_n(&cache, __ATOMIC_ACQUIRE) || max == 0)
 		return give_up();
 	uint32_t gen = __atomic_load_n(&cache_gen, __ATOMIC_ACQUIRE);
 	const uintptr_t *fp = __builtin_frame_address(0);
+	if (start) {
+		if ((uintptr_t)start < stack_lo || (uintptr_t)start + 16 > stack_hi)
+			return give_up();
+		fp = start;
+	}
 	uintptr_t pc = fp[1], sp = (uintptr_t)(fp + 2), bp = fp[0];
 	uint32_t n = 0;
 	for (;;) {

@@ -20,12 +20,15 @@
 int cfi_init(void);
 
 /*
- * Fills pcs[0..max) with the return addresses of the caller's frames (pcs[0] is the return
- * address into the function that called cfi_backtrace), outermost last, reading the stack
- * only inside [stack_lo, stack_hi). Returns the depth, or 0 when some frame cannot be
- * unwound by the rules (use another unwinder). Stopping at max is not a failure.
+ * Fills pcs[0..max) with return addresses, outermost last, starting from the frame at frame
+ * address fp (NULL: cfi_backtrace's own), which must be a frame with a frame pointer (the
+ * return address at fp + 8, the caller's rbp at fp, the CFA at fp + 16) still on this
+ * thread's stack: pcs[0] is that frame's return address. Reads the stack only inside
+ * [stack_lo, stack_hi). Returns the depth, or 0 when some frame cannot be unwound by the rules
+ * (use another unwinder). Stopping at max is not a failure.
  */
-uint32_t cfi_backtrace(uintptr_t *pcs, uint32_t max, uintptr_t stack_lo, uintptr_t stack_hi);
+uint32_t cfi_backtrace(uintptr_t *pcs, uint32_t max, const void *fp, uintptr_t stack_lo,
+                       uintptr_t stack_hi);
 
 /* Forgets every cached rule (before an object is unloaded: its addresses may be reused). */
 void cfi_forget_all(void);

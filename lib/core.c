@@ -282,11 +282,13 @@ static void unaccount_locked(const struct live_entry *e)
 	core.live_samples--;
 }
 
-HEAPTAP_TEXT static void record(struct tstate *t, void *p, uint64_t c)
+/* Samples block p of c bytes; from is the frame address of the slow path that called record
+   (where the DWARF walk may start: the frames between are the profiler's own). */
+HEAPTAP_TEXT static void record(struct tstate *t, void *p, uint64_t c, const void *from)
 {
 	const struct options *o = options_get();
 	uintptr_t pcs[256];
-	uint32_t depth = unwind_capture(pcs, o->prof_bt_max, o->prof_unwind);
+	uint32_t depth = unwind_capture(pcs, o->prof_bt_max, o->prof_unwind, from);
 	if (depth == 0) {
 		pcs[0] = 0;
 		depth = 1;
@@ -486,7 +488,7 @@ HEAPTAP_TEXT static void *alloc_slow(enum core_fn fn, size_t n, size_t align,
 	void *p = alloc ? alloc(n, align) : real_call(fn, n, align);
 	exact_add(p);
 	if (p && sample)
-		record(t, p, c);
+		record(t, p, c, __builtin_frame_address(0));
 	t->depth--;
 	return p;
 }
@@ -574,7 +576,7 @@ HEAPTAP_TEXT void *core_realloc_slow(void *p, size_t n)
 	if (!q && n && had)
 		restore(&old);
 	if (q && sample)
-		record(t, q, c);
+		record(t, q, c, __builtin_frame_address(0));
 	t->depth--;
 	return q;
 }

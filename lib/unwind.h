@@ -28,16 +28,18 @@ enum { UNWIND_SLACK = 16, UNWIND_RAW_MAX = 256 + UNWIND_SLACK };
    raw[0..want) (return the depth; the CFI walk 0 when it cannot unwind every frame), and the
    stripping of raw[0..n) into pcs[0..max) (returns the depth kept). */
 uint32_t unwind_walk_fp(uintptr_t *raw, uint32_t want);
-uint32_t unwind_walk_cfi(uintptr_t *raw, uint32_t want);
+uint32_t unwind_walk_cfi(uintptr_t *raw, uint32_t want, const void *from);
 uint32_t unwind_finish(uintptr_t *pcs, uint32_t max, const uintptr_t *raw, uint32_t n);
 
 /* Fills pcs[0..max) leaf first; returns the depth after stripping (>= 1 unless nothing
-   could be unwound, then 0). mode is enum unwind_mode (options.h). Inlined into its caller
+   could be unwound, then 0). mode is enum unwind_mode (options.h). from, when not NULL, is the
+   frame address (__builtin_frame_address(0)) of a profiler function still on the stack, built
+   with frame pointers: the DWARF walk starts at its caller and skips the frames in between. Inlined into its caller
    (which must itself be profiler code, section heaptap_text, so its frame is stripped): a
    frame fewer for libunwind to step through costs ~100 instructions less per sample (see
    docs/INTERNALS.md "Unwinding cost"). Uses ~2 KiB of the caller's stack. */
 static inline __attribute__((always_inline)) uint32_t unwind_capture(uintptr_t *pcs, uint32_t max,
-                                                                     int mode)
+                                                                     int mode, const void *from)
 {
 	uintptr_t raw[UNWIND_RAW_MAX];
 	uint32_t want = max + UNWIND_SLACK;
@@ -47,7 +49,7 @@ static inline __attribute__((always_inline)) uint32_t unwind_capture(uintptr_t *
 	if (mode == UNWIND_FP) {
 		n = unwind_walk_fp(raw, want);
 	} else {
-		n = mode == UNWIND_DWARF ? unwind_walk_cfi(raw, want) : 0;
+		n = mode == UNWIND_DWARF ? unwind_walk_cfi(raw, want, from) : 0;
 		if (n == 0) {
 			int r = unw_backtrace((void **)raw, (int)want);
 			n = r > 0 ? (uint32_t)r : 0;

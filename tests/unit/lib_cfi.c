@@ -3,9 +3,9 @@
  * stacks through this file's functions (some built without frame pointers, one recursing
  * with a variable-size frame) and through glibc's qsort (no frame pointers, a callback)
  * must come out frame for frame as unw_backtrace gives them, from the first capture (rules
- * parsed) and from the cached rules; a capture inside a signal handler (a sigreturn frame,
- * which the rules do not describe) must give up so the caller can fall back; after
- * cfi_forget_all the rules are parsed again.
+ * parsed) and from the cached rules, and so must a walk started at an outer frame's address;
+ * a capture inside a signal handler (a sigreturn frame, which the rules do not describe) must
+ * give up so the caller can fall back; after cfi_forget_all the rules are parsed again.
  */
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
@@ -21,12 +21,13 @@
 #define MAXF 64
 
 struct capture {
-	uintptr_t cfi[MAXF], unw[MAXF];
-	uint32_t ncfi;
+	uintptr_t cfi[MAXF], unw[MAXF], from[MAXF];
+	uint32_t ncfi, nfrom;
 	int nunw;
 };
 
-static uintptr_t stack_lo, stack_hi;
+static uintptr_t stack_hi;
+static const void *outer_frame; /* mid_fp's frame address, a start for cfi_backtrace */
 
 static void find_bounds(void)
 {
@@ -36,7 +37,6 @@ static void find_bounds(void)
 	pthread_getattr_np(pthread_self(), &attr);
 	pthread_attr_getstack(&attr, &addr, &size);
 	pthread_attr_destroy(&attr);
-	stack_lo = (uintptr_t)addr;
 	stack_hi = (uintptr_t)addr + size;
 }
 
@@ -46,8 +46,10 @@ static volatile int sink;
    call), every caller frame after it must match. */
 __attribute__((noinline)) static void take(struct capture *c)
 {
-	c->ncfi = cfi_backtrace(c->cfi, MAXF, stack_lo, stack_hi);
+	uintptr_t here = (uintptr_t)__builtin_frame_address(0);
+	c->ncfi = cfi_backtrace(c->cfi, MAXF, NULL, here, stack_hi);
 	c->nunw = unw_backtrace((void **)c->unw, MAXF);
+	c->nfrom = outer_frame ? cfi_backtrace(c->from, MAXF, outer_frame, here, stack_hi) : 0;
 	sink++;
 }
 
@@ -86,8 +88,23 @@ __attribute__((noinline, optimize("omit-frame-pointer"))) static void mid_nofp(s
 
 __attribute__((noinline)) static void mid_fp(struct capture *c, int depth)
 {
+	outer_frame = __builtin_frame_address(0);
 	mid_nofp(c, depth);
+	outer_frame = NULL;
 	sink++;
+}
+
+/* The capture started at mid_fp's frame is libunwind's from mid_fp's return address on. */
+static void same_from(const struct capture *c)
+{
+	int j = 0;
+	while (j < c->nunw && c->unw[j] != c->from[0])
+		j++;
+	int ok = c->nfrom > 0 && j < c->nunw && (int)c->nfrom == c->nunw - j;
+	for (uint32_t i = 0; ok && i < c->nfrom; i++)
+		ok = c->from[i] == c->unw[j + (int)i];
+	CHECK(ok, "walk from mid_fp's frame: %u frames, libunwind has %d from index %d", c->nfrom,
+	      c->nunw - j, j);
 }
 
 static struct capture *in_sort;
@@ -105,7 +122,7 @@ static struct capture sig_cap;
 static void on_signal(int sig)
 {
 	(void)sig;
-	sig_cap.ncfi = cfi_backtrace(sig_cap.cfi, MAXF, stack_lo, stack_hi);
+	sig_cap.ncfi = cfi_backtrace(sig_cap.cfi, MAXF, NULL, (uintptr_t)__builtin_frame_address(0), stack_hi);
 }
 
 int main(void)
@@ -121,6 +138,7 @@ int main(void)
 		memset(&c, 0, sizeof c);
 		mid_fp(&c, 5);
 		same(&c, round ? "nested, cached" : "nested, first");
+		same_from(&c);
 		cfi_get_counts(&after);
 		CHECK(after.fallbacks == before.fallbacks, "capture given up");
 		if (round == 0)
@@ -159,6 +177,6 @@ int main(void)
 
 	/* a depth limit is not a failure */
 	uintptr_t two[2];
-	CHECK(cfi_backtrace(two, 2, stack_lo, stack_hi) == 2, "max 2");
+	CHECK(cfi_backtrace(two, 2, NULL, (uintptr_t)__builtin_frame_address(0), stack_hi) == 2, "max 2");
 	return check_finish("lib_cfi");
 }
