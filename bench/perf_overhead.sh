@@ -7,12 +7,14 @@
 # the same allocator below both profilers), and optionally a second heaptap build (BASE=path.so)
 # for before/after comparisons in the same runs. Prints numbers; checks nothing.
 #
-# Env: N (runs, 9), OPS (ops per thread, 300000), CG=0 skips callgrind, LIB, BASE, NAMES
+# Env: N (runs, 9), OPS (ops per thread, 300000), R (rounds per run, best one kept: 5),
+# CG=0 skips callgrind, LIB, BASE, NAMES
 # (the configurations to run, e.g. "plain base heaptap").
 set -u
 cd "$(dirname "$0")/.."
 n=${N:-9}
 ops=${OPS:-300000}
+rounds=${R:-5}
 lib=${LIB:-$PWD/build/libheaptap.so}
 base=${BASE:-}
 je=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2
@@ -43,12 +45,12 @@ fi
 run() { # run NAME THREADS -> seconds printed by mallocbench
 	local t=$2
 	case $1 in
-	plain) "$B/mallocbench" -t "$t" -n "$ops" ;;
-	heaptap) HEAPTAP_CONF=$HT_CONF LD_PRELOAD=$lib "$B/mallocbench" -t "$t" -n "$ops" ;;
-	base) HEAPTAP_CONF=$HT_CONF LD_PRELOAD=$base "$B/mallocbench" -t "$t" -n "$ops" ;;
-	jemalloc) LD_PRELOAD=$je "$B/mallocbench" -t "$t" -n "$ops" ;;
-	jeprof) LD_PRELOAD=$je MALLOC_CONF=prof:true,prof_final:false "$B/mallocbench" -t "$t" -n "$ops" ;;
-	htje) HEAPTAP_CONF=$HT_CONF LD_PRELOAD="$lib $je" "$B/mallocbench" -t "$t" -n "$ops" ;;
+	plain) "$B/mallocbench" -t "$t" -n "$ops" -r "$rounds" ;;
+	heaptap) HEAPTAP_CONF=$HT_CONF LD_PRELOAD=$lib "$B/mallocbench" -t "$t" -n "$ops" -r "$rounds" ;;
+	base) HEAPTAP_CONF=$HT_CONF LD_PRELOAD=$base "$B/mallocbench" -t "$t" -n "$ops" -r "$rounds" ;;
+	jemalloc) LD_PRELOAD=$je "$B/mallocbench" -t "$t" -n "$ops" -r "$rounds" ;;
+	jeprof) LD_PRELOAD=$je MALLOC_CONF=prof:true,prof_final:false "$B/mallocbench" -t "$t" -n "$ops" -r "$rounds" ;;
+	htje) HEAPTAP_CONF=$HT_CONF LD_PRELOAD="$lib $je" "$B/mallocbench" -t "$t" -n "$ops" -r "$rounds" ;;
 	esac | sed -n 's/.*: \([0-9.]*\) s,.*/\1/p'
 }
 median() { sort -g "$1" | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
