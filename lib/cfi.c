@@ -471,7 +471,8 @@ static uint64_t lookup(uintptr_t pc, uint32_t gen)
 	rule = compute_rule(pc);
 	if (__atomic_exchange_n(&writing, 1, __ATOMIC_ACQUIRE))
 		return rule;
-	uint32_t seq = __atomic_load_n(&s->seq, __ATOMIC_RELAXED);
+	/* even even if a writer died half-way (fork): readers must see odd while we write */
+	uint32_t seq = __atomic_load_n(&s->seq, __ATOMIC_RELAXED) & ~1u;
 	__atomic_store_n(&s->seq, seq + 1, __ATOMIC_RELAXED);
 	__atomic_store_n(&s->pc, pc, __ATOMIC_RELEASE);
 	__atomic_store_n(&s->rule, rule, __ATOMIC_RELEASE);
@@ -484,6 +485,11 @@ static uint64_t lookup(uintptr_t pc, uint32_t gen)
 void cfi_forget_all(void)
 {
 	__atomic_fetch_add(&cache_gen, 1, __ATOMIC_ACQ_REL);
+}
+
+void cfi_fork_child(void)
+{
+	__atomic_store_n(&writing, 0, __ATOMIC_RELEASE);
 }
 
 void cfi_get_counts(struct cfi_counts *out)

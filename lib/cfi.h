@@ -30,8 +30,12 @@ int cfi_init(void);
 uint32_t cfi_backtrace(uintptr_t *pcs, uint32_t max, const void *fp, uintptr_t stack_lo,
                        uintptr_t stack_hi);
 
-/* Forgets every cached rule (before an object is unloaded: its addresses may be reused). */
+/* Forgets every cached rule (after an object is unloaded: its addresses may be reused). */
 void cfi_forget_all(void);
+
+/* In a fork child: a thread of the parent may have been filling a cache slot; lets the child's
+   threads write rules again. */
+void cfi_fork_child(void);
 
 /* Counters for tests and statistics: captures given up, rule look-ups that parsed the CFI
    (cache misses). */

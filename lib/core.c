@@ -21,6 +21,7 @@
 
 #include "../base/outbuf.h"
 #include "../profile/unbias.h"
+#include "cfi.h"
 #include "collector.h"
 #include "internal.h"
 #include "livetab.h"
@@ -95,6 +96,7 @@ static void fork_child(void)
 	pthread_mutex_unlock(&table_lock);
 	dump_fork_child();
 	trigger_fork_child();
+	cfi_fork_child();
 	core_tls.depth--;
 }
 
