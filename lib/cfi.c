@@ -124,6 +124,19 @@ static uintptr_t rd_ptr(struct rd *r, uint8_t enc, uintptr_t dbase)
 	return (uintptr_t)v;
 }
 
+/* The address range of a loaded object: every table, CIE and FDE read must lie inside it, so
+   that a malformed .eh_frame (a hand-made binary, a broken linker) cannot send a read
+   outside the object. */
+struct span {
+	uintptr_t lo, hi;
+};
+
+static int inside(const struct span *o, const void *p, uint64_t n)
+{
+	uintptr_t a = (uintptr_t)p;
+	return a >= o->lo && a <= o->hi && n <= o->hi - a;
+}
+
 /* Register rules the walk cares about. */
 enum { REG_SAME = 0, REG_OFFSET, REG_UNDEF, REG_OTHER };
 struct regrule {
@@ -144,12 +157,15 @@ struct cie {
 	const uint8_t *insns, *end;
 };
 
-/* Parses the CIE at p (its length field). 0, or -1 when it is malformed or unsupported. */
-static int parse_cie(const uint8_t *p, struct cie *c)
+/* Parses the CIE at p (its length field), which must lie inside o. 0, or -1 when it is
+   malformed or unsupported. */
+static int parse_cie(const uint8_t *p, const struct span *o, struct cie *c)
 {
+	if (!inside(o, p, 12))
+		return -1;
 	struct rd r = { p, p + 12, 0 };
 	uint64_t len = rd_u(&r, 4);
-	if (len == 0 || len >= 0xfffffff0u)
+	if (len == 0 || len >= 0xfffffff0u || !inside(o, p, 4 + len))
 		return -1;
 	r.end = p + 4 + len;
 	if (rd_u(&r, 4) != 0) /* CIE id */
@@ -335,26 +351,30 @@ static int run_cfa(struct row *row, const struct row *init, const struct cie *c,
 	return r.bad ? -1 : 0;
 }
 
-/* The .eh_frame_hdr of the object holding pc, or NULL. */
-static const uint8_t *find_hdr(uintptr_t pc)
+/* The .eh_frame_hdr of the object holding pc (and the object's range in *o), or NULL. */
+static const uint8_t *find_hdr(uintptr_t pc, struct span *o)
 {
 	if (!_dl_find_object)
 		return NULL;
 	struct dl_find_object dlfo;
 	if (_dl_find_object((void *)pc, &dlfo) != 0)
 		return NULL;
+	o->lo = (uintptr_t)dlfo.dlfo_map_start;
+	o->hi = (uintptr_t)dlfo.dlfo_map_end;
+	if (!dlfo.dlfo_eh_frame || !inside(o, dlfo.dlfo_eh_frame, 12))
+		return NULL;
 	return dlfo.dlfo_eh_frame;
 }
 
 /* Binary search of .eh_frame_hdr's table (datarel sdata4 pairs): the FDE that may cover pc. */
-static const uint8_t *find_fde(const uint8_t *hdr, uintptr_t pc)
+static const uint8_t *find_fde(const uint8_t *hdr, uintptr_t pc, const struct span *o)
 {
 	if (hdr[0] != 1 || hdr[3] != 0x3b)
 		return NULL;
 	struct rd r = { hdr + 4, hdr + 4 + 16, 0 };
 	(void)rd_ptr(&r, hdr[1], (uintptr_t)hdr); /* eh_frame_ptr */
 	uint64_t count = rd_ptr(&r, hdr[2], (uintptr_t)hdr);
-	if (r.bad || count == 0)
+	if (r.bad || count == 0 || count > ((uint64_t)1 << 32) || !inside(o, r.p, count * 8))
 		return NULL;
 	const int32_t *tab = (const int32_t *)(const void *)r.p;
 	uint64_t lo = 0, hi = count; /* find the last entry with start <= pc */
@@ -367,24 +387,27 @@ static const uint8_t *find_fde(const uint8_t *hdr, uintptr_t pc)
 	}
 	if ((uintptr_t)hdr + (intptr_t)tab[2 * lo] > pc)
 		return NULL;
-	return hdr + (intptr_t)tab[2 * lo + 1];
+	const uint8_t *fde = hdr + (intptr_t)tab[2 * lo + 1];
+	return inside(o, fde, 8) ? fde : NULL;
 }
 
 /* The rule of the frame executing at pc (a return address minus one, or an exact pc). */
 static uint64_t compute_rule(uintptr_t pc)
 {
-	const uint8_t *hdr = find_hdr(pc);
-	const uint8_t *fde = hdr ? find_fde(hdr, pc) : NULL;
+	struct span o;
+	const uint8_t *hdr = find_hdr(pc, &o);
+	const uint8_t *fde = hdr ? find_fde(hdr, pc, &o) : NULL;
 	if (!fde)
 		return rule_pack(RULE_FAIL, 0, 0, 0);
 	struct rd r = { fde, fde + 8, 0 };
 	uint64_t len = rd_u(&r, 4);
-	if (len == 0 || len >= 0xfffffff0u)
+	if (len == 0 || len >= 0xfffffff0u || !inside(&o, fde, 4 + len))
 		return rule_pack(RULE_FAIL, 0, 0, 0);
 	const uint8_t *id_at = r.p;
 	uint32_t cie_off = (uint32_t)rd_u(&r, 4);
 	struct cie c;
-	if (cie_off == 0 || parse_cie(id_at - cie_off, &c) != 0 || c.signal)
+	if (cie_off == 0 || (uintptr_t)id_at - o.lo < cie_off ||
+	    parse_cie(id_at - cie_off, &o, &c) != 0 || c.signal)
 		return rule_pack(RULE_FAIL, 0, 0, 0);
 	r.end = fde + 4 + len;
 	uintptr_t begin = rd_ptr(&r, c.fde_enc, 0);
