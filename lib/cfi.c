@@ -181,7 +181,9 @@ static int parse_cie(const uint8_t *p, const struct span *o, struct cie *c)
 	c->code_align = rd_uleb(&r);
 	c->data_align = rd_sleb(&r);
 	uint64_t ra = version == 1 ? rd_u(&r, 1) : rd_uleb(&r);
-	if (ra != REG_RA)
+	/* x86-64 uses 1 and -8; anything far from that is not a CIE we can use */
+	if (ra != REG_RA || c->code_align == 0 || c->code_align > 64 || c->data_align < -64 ||
+	    c->data_align > 64)
 		return -1;
 	c->fde_enc = 0; /* absptr */
 	c->signal = 0;
@@ -216,6 +218,17 @@ static int parse_cie(const uint8_t *p, const struct span *o, struct cie *c)
 	return 0;
 }
 
+/* a * b, an offset scaled by the data alignment; an overflow marks the reader bad */
+static int64_t scaled(struct rd *r, int64_t a, int64_t b)
+{
+	int64_t v;
+	if (__builtin_mul_overflow(a, b, &v)) {
+		r->bad = 1;
+		return 0;
+	}
+	return v;
+}
+
 static void set_reg(struct row *row, uint64_t reg, uint8_t how, int64_t off)
 {
 	struct regrule *rr = reg == REG_RBP ? &row->rbp : reg == REG_RA ? &row->ra : NULL;
@@ -244,7 +257,7 @@ static int run_cfa(struct row *row, const struct row *init, const struct cie *c,
 			delta = (op & 0x3f) * c->code_align;
 			goto advance;
 		case 2: /* offset */
-			set_reg(row, op & 0x3f, REG_OFFSET, (int64_t)rd_uleb(&r) * c->data_align);
+			set_reg(row, op & 0x3f, REG_OFFSET, scaled(&r, (int64_t)rd_uleb(&r), c->data_align));
 			continue;
 		case 3: /* restore */
 			reg = op & 0x3f;
@@ -267,7 +280,7 @@ static int run_cfa(struct row *row, const struct row *init, const struct cie *c,
 		case 0x04: delta = rd_u(&r, 4) * c->code_align; goto advance;
 		case 0x05: /* offset_extended */
 			reg = rd_uleb(&r);
-			set_reg(row, reg, REG_OFFSET, (int64_t)rd_uleb(&r) * c->data_align);
+			set_reg(row, reg, REG_OFFSET, scaled(&r, (int64_t)rd_uleb(&r), c->data_align));
 			continue;
 		case 0x06: /* restore_extended */
 			reg = rd_uleb(&r);
@@ -319,13 +332,13 @@ static int run_cfa(struct row *row, const struct row *init, const struct cie *c,
 		}
 		case 0x11: /* offset_extended_sf */
 			reg = rd_uleb(&r);
-			set_reg(row, reg, REG_OFFSET, rd_sleb(&r) * c->data_align);
+			set_reg(row, reg, REG_OFFSET, scaled(&r, rd_sleb(&r), c->data_align));
 			continue;
 		case 0x12: /* def_cfa_sf */
 			row->cfa_reg = (unsigned)rd_uleb(&r);
-			row->cfa_off = rd_sleb(&r) * c->data_align;
+			row->cfa_off = scaled(&r, rd_sleb(&r), c->data_align);
 			continue;
-		case 0x13: row->cfa_off = rd_sleb(&r) * c->data_align; continue;
+		case 0x13: row->cfa_off = scaled(&r, rd_sleb(&r), c->data_align); continue;
 		case 0x14: /* val_offset */
 			reg = rd_uleb(&r);
 			(void)rd_uleb(&r);
@@ -339,7 +352,7 @@ static int run_cfa(struct row *row, const struct row *init, const struct cie *c,
 		case 0x2e: (void)rd_uleb(&r); continue; /* GNU_args_size */
 		case 0x2f: /* GNU_negative_offset_extended */
 			reg = rd_uleb(&r);
-			set_reg(row, reg, REG_OFFSET, -(int64_t)rd_uleb(&r) * c->data_align);
+			set_reg(row, reg, REG_OFFSET, scaled(&r, (int64_t)rd_uleb(&r), -c->data_align));
 			continue;
 		default: return -1;
 		}
@@ -366,37 +379,46 @@ static const uint8_t *find_hdr(uintptr_t pc, struct span *o)
 	return dlfo.dlfo_eh_frame;
 }
 
+/* A little-endian sdata4 at any alignment. */
+static int32_t s32_at(const uint8_t *p)
+{
+	int32_t v;
+	memcpy(&v, p, 4);
+	return v;
+}
+
 /* Binary search of .eh_frame_hdr's table (datarel sdata4 pairs): the FDE that may cover pc. */
 static const uint8_t *find_fde(const uint8_t *hdr, uintptr_t pc, const struct span *o)
 {
 	if (hdr[0] != 1 || hdr[3] != 0x3b)
 		return NULL;
-	struct rd r = { hdr + 4, hdr + 4 + 16, 0 };
+	struct rd r = { hdr + 4, hdr + 20, 0 }; /* two pointers of at most 8 bytes */
+	if ((uintptr_t)r.end > o->hi)
+		r.end = (const uint8_t *)o->hi;
 	(void)rd_ptr(&r, hdr[1], (uintptr_t)hdr); /* eh_frame_ptr */
 	uint64_t count = rd_ptr(&r, hdr[2], (uintptr_t)hdr);
 	if (r.bad || count == 0 || count > ((uint64_t)1 << 32) || !inside(o, r.p, count * 8))
 		return NULL;
-	const int32_t *tab = (const int32_t *)(const void *)r.p;
+	const uint8_t *tab = r.p; /* count pairs of sdata4 (start, FDE), relative to hdr */
 	uint64_t lo = 0, hi = count; /* find the last entry with start <= pc */
 	while (hi - lo > 1) {
 		uint64_t mid = lo + (hi - lo) / 2;
-		if ((uintptr_t)hdr + (intptr_t)tab[2 * mid] <= pc)
+		if ((uintptr_t)hdr + (intptr_t)s32_at(tab + 8 * mid) <= pc)
 			lo = mid;
 		else
 			hi = mid;
 	}
-	if ((uintptr_t)hdr + (intptr_t)tab[2 * lo] > pc)
+	if ((uintptr_t)hdr + (intptr_t)s32_at(tab + 8 * lo) > pc)
 		return NULL;
-	const uint8_t *fde = hdr + (intptr_t)tab[2 * lo + 1];
+	const uint8_t *fde = hdr + (intptr_t)s32_at(tab + 8 * lo + 4);
 	return inside(o, fde, 8) ? fde : NULL;
 }
 
-/* The rule of the frame executing at pc (a return address minus one, or an exact pc). */
-static uint64_t compute_rule(uintptr_t pc)
+/* The rule of the frame executing at pc, from the .eh_frame_hdr at hdr of the object o. */
+static uint64_t rule_from_hdr(const uint8_t *hdr, const struct span *so, uintptr_t pc)
 {
-	struct span o;
-	const uint8_t *hdr = find_hdr(pc, &o);
-	const uint8_t *fde = hdr ? find_fde(hdr, pc, &o) : NULL;
+	struct span o = *so;
+	const uint8_t *fde = find_fde(hdr, pc, &o);
 	if (!fde)
 		return rule_pack(RULE_FAIL, 0, 0, 0);
 	struct rd r = { fde, fde + 8, 0 };
@@ -443,6 +465,22 @@ static uint64_t compute_rule(uintptr_t pc)
 		return rule_pack(RULE_FAIL, 0, 0, 0);
 	}
 	return rule_pack(RULE_STEP, row.cfa_reg == REG_RBP, (int32_t)row.cfa_off, rbp_off);
+}
+
+/* The rule of the frame executing at pc (a return address minus one, or an exact pc). */
+static uint64_t compute_rule(uintptr_t pc)
+{
+	struct span o;
+	const uint8_t *hdr = find_hdr(pc, &o);
+	return hdr ? rule_from_hdr(hdr, &o, pc) : rule_pack(RULE_FAIL, 0, 0, 0);
+}
+
+uint64_t cfi_rule_for(const void *eh_frame_hdr, const void *lo, const void *hi, uintptr_t pc)
+{
+	struct span o = { (uintptr_t)lo, (uintptr_t)hi };
+	if (!inside(&o, eh_frame_hdr, 12))
+		return rule_pack(RULE_FAIL, 0, 0, 0);
+	return rule_from_hdr(eh_frame_hdr, &o, pc);
 }
 
 /* ---- the rule cache ---- */

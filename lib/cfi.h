@@ -37,6 +37,11 @@ void cfi_forget_all(void);
    threads write rules again. */
 void cfi_fork_child(void);
 
+/* The packed rule (kind in bits 0-1: 1 step, 2 outermost, 3 cannot) of the frame executing at
+   pc, read from the .eh_frame_hdr at eh_frame_hdr of an object occupying [lo, hi): no read
+   leaves that range, whatever the bytes. For the fuzzer and tests. */
+uint64_t cfi_rule_for(const void *eh_frame_hdr, const void *lo, const void *hi, uintptr_t pc);
+
 /* Counters for tests and statistics: captures given up, rule look-ups that parsed the CFI
    (cache misses). */
 struct cfi_counts {
