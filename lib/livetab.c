@@ -61,16 +61,12 @@ void livetab_filter_pin(const void *p, size_t n)
 	}
 }
 
+/* set by livetab_filter_pin_all: every bit stays set, the counters are no longer kept */
+static int all_pinned;
+
 void livetab_filter_pin_all(void)
 {
-	/* a pin slot of its own, so livetab_clear keeps the whole filter at 255 */
-	if (npins < sizeof pins / sizeof pins[0]) {
-		pin_indexes(0, (1u << LIVETAB_FILTER_BITS) - 1);
-		return;
-	}
-	pins[npins - 1].lo = 0;
-	pins[npins - 1].hi = (1u << LIVETAB_FILTER_BITS) - 1;
-	memset(livetab_count, 255, sizeof livetab_count);
+	__atomic_store_n(&all_pinned, 1, __ATOMIC_RELAXED);
 	for (uint64_t w = 0; w < sizeof livetab_filter / sizeof livetab_filter[0]; w++)
 		__atomic_store_n(&livetab_filter[w], ~0ull, __ATOMIC_RELAXED);
 }
@@ -82,6 +78,8 @@ static uint64_t slot_of(const struct livetab *t, uintptr_t p)
 
 static void filter_inc(uintptr_t p)
 {
+	if (__atomic_load_n(&all_pinned, __ATOMIC_RELAXED))
+		return;
 	uint64_t i = livetab_filter_index((void *)p);
 	uint8_t v = livetab_count[i];
 	if (v == 0)
@@ -92,6 +90,8 @@ static void filter_inc(uintptr_t p)
 
 static void filter_dec(uintptr_t p)
 {
+	if (__atomic_load_n(&all_pinned, __ATOMIC_RELAXED))
+		return;
 	uint64_t i = livetab_filter_index((void *)p);
 	uint8_t v = livetab_count[i];
 	if (v == 0 || v == 255)
@@ -167,11 +167,15 @@ void livetab_clear(struct livetab *t)
 	t->n = 0;
 	/* zero around the pinned ranges, never through them: a concurrent free of NULL or of a
 	   pool block must not see 0 there */
+	if (__atomic_load_n(&all_pinned, __ATOMIC_RELAXED))
+		return;
 	for (uint64_t i = 0; i < (1u << LIVETAB_FILTER_BITS); i++) {
+		if (!livetab_count[i])
+			continue;
 		int pinned = 0;
 		for (unsigned k = 0; k < npins; k++)
 			pinned |= i >= pins[k].lo && i <= pins[k].hi;
-		if (!pinned && livetab_count[i]) {
+		if (!pinned) {
 			livetab_count[i] = 0;
 			bit_clear(i);
 		}

@@ -4,13 +4,13 @@
  * free() learn in a nanosecond that a pointer was never sampled.
  *
  * The filter has one bit per 4 KiB granule of address space (modulo 2^20 granules: a 4 GiB
- * window), set while the granule holds at least one sampled block. Behind the bits, an 8-bit
+ * window), set while a sampled block starts in the granule. Behind the bits, an 8-bit
  * counter per granule (livetab_count, touched only under the caller's lock) counts the
  * blocks, incremented on insert and decremented on remove (saturating: a counter that reaches
  * 255 stays there until livetab_clear); a bit is set exactly when its counter is nonzero. A
  * clear bit proves the pointer is not in the table. The bits, not the counters, are what
- * free() reads: 128 KiB in all, so the part of it a program's heap uses stays in L1 (a
- * byte per granule was eight times the cache lines, and a third of free()'s loads missed L1).
+ * free() reads: 128 KiB in all, of which a program's heap uses a line per 2 MiB (a byte per
+ * granule was a line per 256 KiB, and a third of free()'s loads missed L1).
  * The table itself is mmap'd open addressing with a hard capacity; its slot array starts small
  * and doubles (rehash, under the caller's lock) when half full, so it stays hot in cache. NOT thread-safe except
  * livetab_filter_hit: the caller holds the collector's table lock. No host malloc.
@@ -22,7 +22,7 @@
 #include <stdint.h>
 
 #define LIVETAB_FILTER_BITS 20
-/* One counter per 4 KiB of address space (see livetab_filter_index). */
+/* One bit (and counter) per 4 KiB of address space (see livetab_filter_index). */
 #define LIVETAB_FILTER_GRANULE_SHIFT 12
 
 struct live_entry {
@@ -53,9 +53,11 @@ extern uint8_t livetab_count[1u << LIVETAB_FILTER_BITS] __attribute__((visibilit
  * purpose: frees of nearby objects read the same word of the filter (64 granules, 256 KiB of
  * heap), so the filter costs about as many cache lines as the heap has MiB / 2, instead of
  * one cold line per free (a scrambled index made the filter load 25% of the run time of an
- * allocation-heavy Python program). A granule holding a live sample makes every free in it
- * take the slow path: for small objects that is a fraction of about 4 KiB / R of the frees
- * (0.8% at R = 512 KiB).
+ * allocation-heavy Python program). A granule where a live sample starts sends every free of
+ * a block starting there to the slow path: about two false hits per sample on
+ * bench/mallocbench. 1 KiB granules halve them (forget calls 24k -> 15k per run) but cost
+ * more in L1 misses than they save (cachegrind, 3 x 200k operations: D1 misses over plain
+ * +348k -> +496k, instructions +19.1 M -> +18.6 M): kept at 4 KiB.
  */
 static inline uint64_t livetab_filter_index(const void *p)
 {
@@ -80,8 +82,9 @@ static inline int livetab_filter_hit(const void *p)
  */
 #define LIVETAB_MAX_PINS 4
 void livetab_filter_pin(const void *p, size_t n);
-/* Pins every counter of the filter (whole-filter mode): every free takes the slow path.
-   For stats_exact; irreversible (survives livetab_clear). No lock; no malloc. */
+/* Sets every bit of the filter for good (whole-filter mode; the counters are no longer
+   kept): every free takes the slow path. For stats_exact; irreversible (survives inserts,
+   removes and livetab_clear). No lock; no malloc. */
 void livetab_filter_pin_all(void);
 
 /* Maps storage for cap live samples. Returns 0 or -ENOMEM. */

@@ -2,8 +2,8 @@
  * lib_livetab.c - unit test of the live table and the sampled-pointer filter
  * (lib/livetab.c): insert/remove/replace, the capacity with its drop counter, deletion that
  * keeps every other entry findable (10^5 random pointers, half removed in random order),
- * the filter's promise (every live pointer hits; an emptied table hits nothing), and four
- * threads inserting and removing under one mutex.
+ * the filter's promise (every live pointer hits; an emptied table hits nothing), four
+ * threads inserting and removing under one mutex, and the whole-filter mode of stats_exact.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -147,6 +147,22 @@ int main(void)
 	}
 	CHECK(counted == 2000 && shared.n == 0);
 	livetab_release(&shared);
+
+	/* whole-filter mode (stats_exact): every pointer hits, and keeps hitting through an
+	   insert and remove in its granule and a clear */
+	struct livetab all;
+	CHECK(livetab_init(&all, 16) == 0);
+	livetab_filter_pin_all();
+	CHECK(livetab_filter_hit((void *)0x123456789a0ull) && livetab_filter_hit((void *)0x7fff0000ull));
+	struct live_entry one;
+	memset(&one, 0, sizeof one);
+	one.ptr = 0x55550000;
+	CHECK(livetab_insert(&all, &one, &out) == 0 && livetab_remove(&all, one.ptr, &out) == 1);
+	CHECK(livetab_filter_hit((void *)one.ptr), "pinned bit cleared by a remove");
+	livetab_clear(&all);
+	CHECK(livetab_filter_hit((void *)one.ptr) && livetab_filter_hit((void *)0x10),
+	      "pinned bits cleared by livetab_clear");
+	livetab_release(&all);
 
 	if (failures)
 		fprintf(stderr, "lib_livetab: %d failure(s)\n", failures);
