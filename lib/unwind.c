@@ -224,7 +224,8 @@ int unwind_is_internal(uintptr_t pc)
 extern void *__libc_stack_end;
 
 /* The top of this thread's stack (found once per thread), above which no walk reads; 0 when it
-   is not known, and then neither walk runs. Not pthread_getattr_np: it allocates (and, for the
+   is not known: the CFI walk then leaves the capture to libunwind, the frame-pointer walk
+   allows 8 MiB. Not pthread_getattr_np: it allocates (and, for the
    main thread, reads /proc/self/maps through stdio). glibc puts a thread's descriptor
    (pthread_self) at the top of the stack it gives the thread, above the static TLS, the user's
    stacks included; the main thread's descriptor is elsewhere and its stack ends at
@@ -255,6 +256,8 @@ HEAPTAP_TEXT uint32_t unwind_walk_fp(uintptr_t *pcs, uint32_t max)
 {
 	uintptr_t hi = stack_top();
 	uintptr_t fp = (uintptr_t)__builtin_frame_address(0);
+	if (!hi) /* top unknown: allow 8 MiB above this frame, as a main thread's stack may have */
+		hi = fp + (8u << 20);
 	uint32_t n = 0;
 	uintptr_t lo = fp;
 	while (n < max) {
