@@ -501,7 +501,7 @@ static uint64_t n_fallbacks, n_parses; /* rare events only: no shared write per 
 
 int cfi_init(void)
 {
-	if (cache)
+	if (__atomic_load_n(&cache, __ATOMIC_ACQUIRE))
 		return 0;
 	struct slot *s = sys_map(sizeof(struct slot) << CACHE_BITS);
 	if (!s)
@@ -532,7 +532,8 @@ static uint64_t lookup(uintptr_t pc, uint32_t gen)
 	rule = compute_rule(pc);
 	if (__atomic_exchange_n(&writing, 1, __ATOMIC_ACQUIRE))
 		return rule;
-	/* even even if a writer died half-way (fork): readers must see odd while we write */
+	/* from an even number, even if a writer died half-way (fork): readers must see an odd
+	   number while we write */
 	uint32_t seq = __atomic_load_n(&s->seq, __ATOMIC_RELAXED) & ~1u;
 	__atomic_store_n(&s->seq, seq + 1, __ATOMIC_RELAXED);
 	__atomic_store_n(&s->pc, pc, __ATOMIC_RELEASE);
