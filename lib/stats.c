@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "../base/outbuf.h"
+#include "cfi.h"
 #include "collector.h"
 #include "internal.h"
 #include "options.h"
@@ -298,6 +299,10 @@ void collector_stats_json(struct outbuf *ob)
 	key_u64(ob, "dropped_stack_table_full", drop_stack, 1);
 	key_u64(ob, "dropped_live_table_full", drop_live, 1);
 	key_u64(ob, "reentrant_calls", __atomic_load_n(&core.reentrant, __ATOMIC_RELAXED), 1);
+	struct cfi_counts cc;
+	cfi_get_counts(&cc);
+	key_u64(ob, "unwind_rule_parses", cc.parses, 1);
+	key_u64(ob, "unwind_fallbacks", cc.fallbacks, 1);
 	outbuf_putc(ob, '}');
 	key_u64(ob, "collector_mapped_bytes", mapped, 1);
 	key_u64(ob, "collector_table_bytes", used, 1);

@@ -3,8 +3,10 @@
 # byte, the usable sizes tests/progs/stats_exact_prog.c computes itself with malloc_usable_size
 # (allocated, freed, live, peak; as differences from a baseline taken at program start), with
 # glibc below. Without the option the object must be absent. Sampling must work as before:
-# at lg_prof_sample:0 every allocation is a sample (47 in the program), and the final heap_v2
-# dump (default rate and rate 0) must parse with `heaptap top --show_bytes`.
+# at lg_prof_sample:0 every allocation is a sample (47 in the program), the unwinder's counters
+# say the CFI walk read frame rules and never fell back (none at all with
+# prof_unwind:libunwind), and the final heap_v2 dump (default rate and rate 0) must parse with
+# `heaptap top --show_bytes`.
 set -u
 command -v python3 >/dev/null || { echo "python3 not installed"; exit 77; }
 prog="$HEAPTAP_BUILD/progs/stats_exact_prog"
@@ -63,6 +65,14 @@ if lg == "0":
     lb = b["sampler"]["live_samples"] - base["sampler"]["live_samples"]
     if (s, la, lb) != (47, 40, 20):
         bad.append(f"lg_prof_sample:0: samples {s} (want 47), live samples {la}/{lb} (want 40/20)")
+    # the unwinder's counters: the CFI walk read rules and never gave up; libunwind reads none
+    parses = b["sampler"]["unwind_rule_parses"] - base["sampler"]["unwind_rule_parses"]
+    falls = b["sampler"]["unwind_fallbacks"] - base["sampler"]["unwind_fallbacks"]
+    mode = b["options"]["prof_unwind"]
+    if mode == "dwarf" and not (parses > 0 and falls == 0):
+        bad.append(f"prof_unwind:dwarf: {parses} rules parsed (want > 0), {falls} fallbacks (want 0)")
+    if mode == "libunwind" and (parses, falls) != (0, 0):
+        bad.append(f"prof_unwind:libunwind: {parses} rules parsed, {falls} fallbacks (want 0, 0)")
 for x in bad: print(x)
 sys.exit(1 if bad else 0)
 PY
@@ -80,6 +90,7 @@ run exact_default 1 "" "stats_exact:true,prof_prefix:$d/exact_default/h"
 run exact_lg0 1 0 "stats_exact:true,lg_prof_sample:0,prof_prefix:$d/exact_lg0/h"
 run plain_default 0 "" "prof_prefix:$d/plain_default/h"
 run plain_lg0 0 0 "lg_prof_sample:0,prof_prefix:$d/plain_lg0/h"
+run plain_lg0_libunwind 0 0 "lg_prof_sample:0,prof_unwind:libunwind,prof_prefix:$d/plain_lg0_libunwind/h"
 
 for r in exact_default exact_lg0 plain_lg0; do
 	f=$(ls "$d/$r"/h.*.f.heap 2>/dev/null | head -1)
