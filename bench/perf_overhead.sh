@@ -58,14 +58,15 @@ names="plain heaptap jemalloc jeprof htje"
 [ -n "$base" ] && names="plain base heaptap jemalloc jeprof htje"
 [ -f "$je" ] || names=$(echo "$names" | sed 's/ jemalloc jeprof htje//')
 names=${NAMES:-$names}
+# rr A B: median of per-round ratios A/B for the thread count $t (each run against the run of
+# its own round: drift cancels)
+rr() { paste "$T/$1.$t" "$T/$2.$t" | awk '{print $1 / $2}' >"$T/r.$1.$t"; median "$T/r.$1.$t"; }
 for t in 1 2; do
 	echo "== wall, mallocbench -t $t -n $ops, median of $n interleaved runs"
 	for i in $(seq "$n"); do
 		for k in $names; do run "$k" "$t" >>"$T/$k.$t"; done
 	done
 	for k in $names; do eval "m_$k=$(median "$T/$k.$t")"; done
-	# per-round ratios (each run against the plain run of its own round: drift cancels)
-	rr() { paste "$T/$1.$t" "$T/$2.$t" | awk '{print $1 / $2}' >"$T/r.$1.$t"; median "$T/r.$1.$t"; }
 	for k in $names; do
 		v=$(eval echo "\$m_$k")
 		case $k in

@@ -497,7 +497,10 @@ struct slot {
 static struct slot *cache;
 static uint32_t cache_gen = 1;
 static int writing; /* one writer at a time; a busy writer's rule is simply not cached */
-static uint64_t n_fallbacks, n_parses; /* rare events only: no shared write per capture */
+/* shared counters, written per fallback and per rule parse, never by a capture the cached
+   rules answer (in a JIT-heavy host a fallback may be per sample: one atomic add beside
+   libunwind's work) */
+static uint64_t n_fallbacks, n_parses;
 
 int cfi_init(void)
 {

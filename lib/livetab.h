@@ -12,8 +12,9 @@
  * free() reads: 128 KiB in all, of which a program's heap uses a line per 2 MiB (a byte per
  * granule was a line per 256 KiB, and a third of free()'s loads missed L1).
  * The table itself is mmap'd open addressing with a hard capacity; its slot array starts small
- * and doubles (rehash, under the caller's lock) when half full, so it stays hot in cache. NOT thread-safe except
- * livetab_filter_hit: the caller holds the collector's table lock. No host malloc.
+ * and doubles (rehash, under the caller's lock) when half full, so it stays hot in cache. NOT
+ * thread-safe except livetab_filter_hit: the caller holds the collector's table lock. No host
+ * malloc.
  */
 #ifndef HEAPTAP_LIB_LIVETAB_H
 #define HEAPTAP_LIB_LIVETAB_H
@@ -44,7 +45,8 @@ struct livetab {
 };
 
 /* the bits free() reads: bit g % 64 of word g / 64 is granule g's */
-extern uint64_t livetab_filter[(1u << LIVETAB_FILTER_BITS) / 64] __attribute__((visibility("hidden")));
+extern uint64_t livetab_filter[(1u << LIVETAB_FILTER_BITS) / 64]
+	__attribute__((visibility("hidden")));
 /* per granule, how many sampled blocks it holds (255 = pinned or saturated) */
 extern uint8_t livetab_count[1u << LIVETAB_FILTER_BITS] __attribute__((visibility("hidden")));
 

@@ -280,12 +280,10 @@ HEAPTAP_TEXT uint32_t unwind_walk_fp(uintptr_t *pcs, uint32_t max)
 HEAPTAP_TEXT uint32_t unwind_walk_cfi(uintptr_t *raw, uint32_t want, const void *from)
 {
 	uintptr_t hi = stack_top();
-	uintptr_t here = (uintptr_t)__builtin_frame_address(0);
 	if (!hi)
 		return 0;
-	if (!from || (uintptr_t)from < here || (uintptr_t)from + 16 > hi)
-		from = (const void *)here;
-	return cfi_backtrace(raw, want, from, here, hi);
+	/* cfi_backtrace checks that from lies between this frame and the top */
+	return cfi_backtrace(raw, want, from, (uintptr_t)__builtin_frame_address(0), hi);
 }
 
 uint32_t unwind_strip(const uintptr_t *pcs, uint32_t depth)

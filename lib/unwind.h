@@ -1,8 +1,9 @@
 /*
  * unwind.h - captures the calling thread's stack for a sample: DWARF CFI (cfi.c's cached
- * rules, or libunwind's local-only unw_backtrace for the frames those cannot describe; both
- * correct without frame pointers) or a bounded frame-pointer walk, then strips the profiler's own leading frames (section heaptap_text) and libstdc++'s
- * operator new/new[] so pcs[0] is the return address into the user's code.
+ * rules, or libunwind's local-only unw_backtrace for the stacks those cannot describe; both
+ * correct without frame pointers) or a bounded frame-pointer walk, then strips the profiler's
+ * own leading frames (section heaptap_text) and libstdc++'s operator new/new[] so pcs[0] is
+ * the return address into the user's code.
  *
  * Must be called with the thread's reentrancy depth raised (libunwind may allocate on its
  * first use) and without collector locks held. Not async-signal-safe.
@@ -34,10 +35,11 @@ uint32_t unwind_finish(uintptr_t *pcs, uint32_t max, const uintptr_t *raw, uint3
 /* Fills pcs[0..max) leaf first; returns the depth after stripping (>= 1 unless nothing
    could be unwound, then 0). mode is enum unwind_mode (options.h). from, when not NULL, is the
    frame address (__builtin_frame_address(0)) of a profiler function still on the stack, built
-   with frame pointers: the DWARF walk starts at its caller and skips the frames in between. Inlined into its caller
-   (which must itself be profiler code, section heaptap_text, so its frame is stripped): a
-   frame fewer for libunwind to step through costs ~100 instructions less per sample (see
-   docs/INTERNALS.md "Unwinding cost"). Uses ~2 KiB of the caller's stack. */
+   with frame pointers: the CFI walk starts at its caller and skips the frames in between.
+   Inlined into its caller (which must itself be profiler code, section heaptap_text, so its
+   frame is stripped): a frame fewer for a libunwind fallback to step through costs ~100
+   instructions less (see docs/INTERNALS.md "Unwinding cost"). Uses ~2 KiB of the caller's
+   stack. */
 static inline __attribute__((always_inline)) uint32_t unwind_capture(uintptr_t *pcs, uint32_t max,
                                                                      int mode, const void *from)
 {
