@@ -302,8 +302,9 @@ HEAPTAP_TEXT static void record(struct tstate *t, void *p, uint64_t c, const voi
 	memset(&le, 0, sizeof le);
 	le.ptr = (uintptr_t)p;
 	le.size = c;
-	le.objs_fp = (uint64_t)llround(w * (double)(1u << STACKTAB_OBJS_SHIFT));
-	le.bytes_fp = (uint64_t)llround(w * (double)c);
+	/* round to nearest (w >= 1: positive; no libm call) */
+	le.objs_fp = (uint64_t)(w * (double)(1u << STACKTAB_OBJS_SHIFT) + 0.5);
+	le.bytes_fp = (uint64_t)(w * (double)c + 0.5);
 	int gdump = 0;
 
 	pthread_mutex_lock(&table_lock);
@@ -347,13 +348,17 @@ HEAPTAP_TEXT static void record(struct tstate *t, void *p, uint64_t c, const voi
 }
 
 /*
- * Removes p from the tables if it was sampled; 1 if it was (its entry in *out). From inside
+ * Removes p from the tables if it was sampled; 1 if it was (its entry in *out). The caller
+ * saw p's filter bit set; the granule's word may show without the lock that p is another
+ * block than the granule's one sample. From inside
  * the profiler (depth > 0: a signal handler that frees while this thread may hold the table
  * lock) it only tries the lock, so it cannot deadlock; a miss leaves a stale entry that a
  * later sample of the same address replaces.
  */
 static int forget(struct tstate *t, void *p, struct live_entry *out)
 {
+	if (!livetab_may_hold(p))
+		return 0; /* a neighbour of a sample: no lock */
 	int found;
 	int nested = t->depth > 0;
 	t->depth++; /* a signal handler's malloc must not try to take the lock we hold */

@@ -12,9 +12,9 @@
 #include "sys.h"
 
 uint64_t livetab_filter[(1u << LIVETAB_FILTER_BITS) / 64];
-uint8_t livetab_count[1u << LIVETAB_FILTER_BITS];
+uint16_t livetab_gran[1u << LIVETAB_FILTER_BITS];
 
-/* Granule i's bit follows its counter: set when nonzero. Writers hold the table lock (or run
+/* Granule i's bit follows its count: set when nonzero. Writers hold the table lock (or run
    before any sampling); the read-modify-write is atomic anyway, since pins may run beside. */
 static void bit_set(uint64_t i)
 {
@@ -40,7 +40,8 @@ static void pin_indexes(uint64_t lo, uint64_t hi)
 	pins[npins].hi = hi;
 	npins++;
 	for (uint64_t i = lo; i <= hi; i++) {
-		__atomic_store_n(&livetab_count[i], (uint8_t)255, __ATOMIC_RELAXED);
+		__atomic_store_n(&livetab_gran[i], (uint16_t)(LIVETAB_GRAN_MAX << LIVETAB_GRAN_COUNT_SHIFT),
+		                 __ATOMIC_RELAXED);
 		bit_set(i);
 	}
 }
@@ -76,28 +77,40 @@ static uint64_t slot_of(const struct livetab *t, uintptr_t p)
 	return (((uint64_t)p >> 4) * 0xff51afd7ed558ccdull >> 17) & t->mask;
 }
 
+/* Granule i's word: count n, owner tag (0: not known). One store, so readers see both. */
+static void gran_set(uint64_t i, unsigned n, uint16_t owner)
+{
+	__atomic_store_n(&livetab_gran[i], (uint16_t)(n << LIVETAB_GRAN_COUNT_SHIFT | owner),
+	                 __ATOMIC_RELAXED);
+}
+
+/* A sampled block starts at p: count it; the first block of a granule is named by its tag,
+   a second one makes the owner unknown (and it stays unknown until the granule empties). */
 static void filter_inc(uintptr_t p)
 {
 	if (__atomic_load_n(&all_pinned, __ATOMIC_RELAXED))
 		return;
 	uint64_t i = livetab_filter_index((void *)p);
-	uint8_t v = livetab_count[i];
-	if (v == 0)
+	unsigned n = livetab_gran[i] >> LIVETAB_GRAN_COUNT_SHIFT;
+	if (n == 0) {
+		gran_set(i, 1, livetab_gran_owner((void *)p));
 		bit_set(i);
-	if (v < 255)
-		livetab_count[i] = (uint8_t)(v + 1);
+	} else if (n < LIVETAB_GRAN_MAX) {
+		gran_set(i, n + 1, 0);
+	}
 }
 
+/* The sampled block at p is gone: a count back at 1 does not know which block is left. */
 static void filter_dec(uintptr_t p)
 {
 	if (__atomic_load_n(&all_pinned, __ATOMIC_RELAXED))
 		return;
 	uint64_t i = livetab_filter_index((void *)p);
-	uint8_t v = livetab_count[i];
-	if (v == 0 || v == 255)
+	unsigned n = livetab_gran[i] >> LIVETAB_GRAN_COUNT_SHIFT;
+	if (n == 0 || n == LIVETAB_GRAN_MAX)
 		return;
-	livetab_count[i] = (uint8_t)(v - 1);
-	if (v == 1)
+	gran_set(i, n - 1, 0);
+	if (n == 1)
 		bit_clear(i);
 }
 
@@ -169,15 +182,16 @@ void livetab_clear(struct livetab *t)
 	   pool block must not see 0 there */
 	if (__atomic_load_n(&all_pinned, __ATOMIC_RELAXED))
 		return;
-	for (uint64_t i = 0; i < (1u << LIVETAB_FILTER_BITS); i++) {
-		if (!livetab_count[i])
-			continue;
-		int pinned = 0;
-		for (unsigned k = 0; k < npins; k++)
-			pinned |= i >= pins[k].lo && i <= pins[k].hi;
-		if (!pinned) {
-			livetab_count[i] = 0;
-			bit_clear(i);
+	for (uint64_t w = 0; w < sizeof livetab_filter / sizeof livetab_filter[0]; w++) {
+		for (uint64_t bits = livetab_filter[w]; bits; bits &= bits - 1) {
+			uint64_t i = w * 64 + (uint64_t)__builtin_ctzll(bits);
+			int pinned = 0;
+			for (unsigned k = 0; k < npins; k++)
+				pinned |= i >= pins[k].lo && i <= pins[k].hi;
+			if (!pinned) {
+				gran_set(i, 0, 0);
+				bit_clear(i);
+			}
 		}
 	}
 }

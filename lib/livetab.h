@@ -4,13 +4,15 @@
  * free() learn in a nanosecond that a pointer was never sampled.
  *
  * The filter has one bit per 4 KiB granule of address space (modulo 2^20 granules: a 4 GiB
- * window), set while a sampled block starts in the granule. Behind the bits, an 8-bit
- * counter per granule (livetab_count, touched only under the caller's lock) counts the
- * blocks, incremented on insert and decremented on remove (saturating: a counter that reaches
- * 255 stays there until livetab_clear); a bit is set exactly when its counter is nonzero. A
- * clear bit proves the pointer is not in the table. The bits, not the counters, are what
- * free() reads: 128 KiB in all, of which a program's heap uses a line per 2 MiB (a byte per
- * granule was a line per 256 KiB, and a third of free()'s loads missed L1).
+ * window), set while a sampled block starts in the granule. Behind the bits, a 16-bit word
+ * per granule (livetab_gran, written only under the caller's lock) counts the blocks,
+ * incremented on insert and decremented on remove (saturating: a count that reaches 63 stays
+ * there until livetab_clear), and while the count is 1 names the one block by its offset in
+ * the granule; a bit is set exactly when its count is nonzero. A clear bit proves the pointer
+ * is not in the table. The bits, not the words, are what free() reads: 128 KiB in all, of
+ * which a program's heap uses a line per 2 MiB (a byte per granule was a line per 256 KiB,
+ * and a third of free()'s loads missed L1). On a set bit, the word tells most frees of the
+ * granule's other blocks that they were not sampled without the lock (livetab_may_hold).
  * The table itself is mmap'd open addressing with a hard capacity; its slot array starts small
  * and doubles (rehash, under the caller's lock) when half full, so it stays hot in cache. NOT
  * thread-safe except livetab_filter_hit: the caller holds the collector's table lock. No host
@@ -47,8 +49,23 @@ struct livetab {
 /* the bits free() reads: bit g % 64 of word g / 64 is granule g's */
 extern uint64_t livetab_filter[(1u << LIVETAB_FILTER_BITS) / 64]
 	__attribute__((visibility("hidden")));
-/* per granule, how many sampled blocks it holds (255 = pinned or saturated) */
-extern uint8_t livetab_count[1u << LIVETAB_FILTER_BITS] __attribute__((visibility("hidden")));
+/*
+ * Per granule: bits 10-15 how many sampled blocks start in it (LIVETAB_GRAN_MAX = pinned or
+ * saturated), bits 0-9 the block's livetab_gran_owner while the count is 1 and the block is
+ * known, else 0. One 16-bit store per change, so a lock-free reader sees a consistent pair.
+ */
+extern uint16_t livetab_gran[1u << LIVETAB_FILTER_BITS] __attribute__((visibility("hidden")));
+#define LIVETAB_GRAN_COUNT_SHIFT 10
+#define LIVETAB_GRAN_MAX 63
+#define LIVETAB_GRAN_OWNER_MASK 0x3ffu
+
+/* The owner tag of p in its granule's word: its offset in the granule in 8-byte units, plus
+   1 (0 means "not known"). Blocks are at least 8-byte aligned, so distinct blocks of one
+   granule have distinct tags; any p has the tag of the sampled block it is. */
+static inline uint16_t livetab_gran_owner(const void *p)
+{
+	return (uint16_t)((((uintptr_t)p & ((1u << LIVETAB_FILTER_GRANULE_SHIFT) - 1)) >> 3) + 1);
+}
 
 /*
  * The granule of p: its 4 KiB granule, modulo 2^20 (a 4 GiB window). Not a scrambling hash on
@@ -77,14 +94,29 @@ static inline int livetab_filter_hit(const void *p)
 }
 
 /*
- * Pins the counters of the granules covering [p, p + n) (n >= 1) at 255: frees there always
- * take the slow path. real.c pins NULL's granule and the bootstrap pool, so free's fast path
- * needs no test of its own for them. Up to LIVETAB_MAX_PINS ranges; they survive
- * livetab_clear. Call it before any pointer of the range can be freed (no lock; no malloc).
+ * After livetab_filter_hit(p): 0 if p is certainly not in the table, because its granule holds
+ * exactly one sampled block and that block is another one; else 1 (take the lock and look).
+ * Lock-free, one relaxed load. Sound for a p the caller owns (it is freeing p): if p is in the
+ * table, its insert happened before this call, and every word written since, under the lock,
+ * counts p; a count of 1 then has owner p's tag or 0. Frees of a granule's neighbours of a
+ * sample, about two per sample on bench/mallocbench, skip the lock and the table this way.
+ */
+static inline int livetab_may_hold(const void *p)
+{
+	uint16_t v = __atomic_load_n(&livetab_gran[livetab_filter_index(p)], __ATOMIC_RELAXED);
+	uint16_t owner = v & LIVETAB_GRAN_OWNER_MASK;
+	return (v >> LIVETAB_GRAN_COUNT_SHIFT) != 1 || owner == 0 || owner == livetab_gran_owner(p);
+}
+
+/*
+ * Pins the counts of the granules covering [p, p + n) (n >= 1) at LIVETAB_GRAN_MAX: frees
+ * there always take the slow path. real.c pins NULL's granule and the bootstrap pool, so
+ * free's fast path needs no test of its own for them. Up to LIVETAB_MAX_PINS ranges; they
+ * survive livetab_clear. Call it before any pointer of the range can be freed (no lock; no malloc).
  */
 #define LIVETAB_MAX_PINS 4
 void livetab_filter_pin(const void *p, size_t n);
-/* Sets every bit of the filter for good (whole-filter mode; the counters are no longer
+/* Sets every bit of the filter for good (whole-filter mode; the counts are no longer
    kept): every free takes the slow path. For stats_exact; irreversible (survives inserts,
    removes and livetab_clear). No lock; no malloc. */
 void livetab_filter_pin_all(void);
@@ -92,7 +124,7 @@ void livetab_filter_pin_all(void);
 /* Maps storage for cap live samples. Returns 0 or -ENOMEM. */
 int livetab_init(struct livetab *t, uint64_t cap);
 void livetab_release(struct livetab *t);
-/* Forgets every entry and zeroes the filter, except the pinned counters. */
+/* Forgets every entry and zeroes the filter, except the pinned counts. */
 void livetab_clear(struct livetab *t);
 
 /*

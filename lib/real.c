@@ -24,7 +24,7 @@ struct real_fns real = {.free = early_free};
 _Alignas(64) unsigned char real_pool[REAL_POOL_BYTES];
 static size_t pool_used; /* atomic */
 
-static int resolve_state;                 /* 0 not started, 1 running, 2 done (atomic) */
+int real_resolve_state;                    /* 0 not started, 1 running, 2 done (atomic) */
 static __thread int resolving_here __attribute__((tls_model("initial-exec")));
 
 void *real_pool_alloc(size_t nbytes, size_t align)
@@ -128,15 +128,15 @@ static void resolve_cxx(void *malloc_fn)
 
 void real_resolve(void)
 {
-	int st = __atomic_load_n(&resolve_state, __ATOMIC_ACQUIRE);
+	int st = __atomic_load_n(&real_resolve_state, __ATOMIC_ACQUIRE);
 	if (st == 2)
 		return;
 	st = 0;
-	if (!__atomic_compare_exchange_n(&resolve_state, &st, 1, 0, __ATOMIC_ACQ_REL,
+	if (!__atomic_compare_exchange_n(&real_resolve_state, &st, 1, 0, __ATOMIC_ACQ_REL,
 	                                 __ATOMIC_ACQUIRE)) {
 		if (resolving_here)
 			return;
-		while (__atomic_load_n(&resolve_state, __ATOMIC_ACQUIRE) != 2)
+		while (__atomic_load_n(&real_resolve_state, __ATOMIC_ACQUIRE) != 2)
 			sched_yield();
 		return;
 	}
@@ -169,12 +169,7 @@ void real_resolve(void)
 	resolve_cxx((void *)r.malloc);
 	real = r;
 	resolving_here = 0;
-	__atomic_store_n(&resolve_state, 2, __ATOMIC_RELEASE);
-}
-
-int real_ready(void)
-{
-	return __atomic_load_n(&resolve_state, __ATOMIC_ACQUIRE) == 2;
+	__atomic_store_n(&real_resolve_state, 2, __ATOMIC_RELEASE);
 }
 
 int real_resolving(void)

@@ -54,8 +54,13 @@ extern struct real_fns real __attribute__((visibility("hidden")));
 /* Looks the real functions up (once). While it runs, allocation requests from the same
    thread are served by real_pool_alloc. Other threads wait until it is done. */
 void real_resolve(void);
-/* 1 once real_resolve finished. */
-int real_ready(void);
+/* 0 not started, 1 running, 2 done (atomic; real.c writes it) */
+extern int real_resolve_state __attribute__((visibility("hidden")));
+/* 1 once real_resolve finished (inline: every slow path asks it). */
+static inline int real_ready(void)
+{
+	return __atomic_load_n(&real_resolve_state, __ATOMIC_ACQUIRE) == 2;
+}
 /* 1 if the calling thread is inside real_resolve (its dlsym allocates). */
 int real_resolving(void);
 

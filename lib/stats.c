@@ -259,7 +259,7 @@ void collector_stats_json(struct outbuf *ob)
 	uint64_t drop_live = core.live.dropped_full;
 	/* the collector's own memory: address space mapped for the tables, and the part in use */
 	uint64_t mapped = core.stacks.ents_bytes + core.stacks.index_bytes + core.stacks.pool_bytes +
-	                  core.live.bytes + sizeof livetab_filter + sizeof livetab_count;
+	                  core.live.bytes + sizeof livetab_filter + sizeof livetab_gran;
 	uint64_t used = (uint64_t)core.stacks.n * sizeof(struct stack_entry) + core.stacks.index_bytes +
 	                core.stacks.pool_used * sizeof(uintptr_t) + core.live.bytes;
 	core_unlock_tables();

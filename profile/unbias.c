@@ -11,8 +11,24 @@ double unbias_weight(uint64_t nbytes, uint64_t period)
 	if (period <= 1)
 		return 1.0;
 	double s = nbytes ? (double)nbytes : 1.0;
-	/* -expm1(-x) = 1 - exp(-x), precise for the small x of small objects. */
-	double p = -expm1(-s / (double)period);
+	double x = s / (double)period;
+	if (x < 0.5) {
+		/*
+		 * The objects of nearly every sample: 1 / (1 - e^-x) = 1/x + 1/2 + sum over k >= 1
+		 * of B(2k) x^(2k-1) / (2k)! (Bernoulli numbers). For x < 1/2 each term is under
+		 * (x / 2 pi)^2 < 0.0064 of the one before, so the terms up to x^9 leave a relative
+		 * error below 1e-13. No libm call: expm1's tables cost ~3 cache misses a sample.
+		 */
+		double z = x * x;
+		double t = 1.0 / 47900160;
+		t = t * z - 1.0 / 1209600;
+		t = t * z + 1.0 / 30240;
+		t = t * z - 1.0 / 720;
+		t = t * z + 1.0 / 12;
+		return 1.0 / x + 0.5 + x * t;
+	}
+	/* -expm1(-x) = 1 - exp(-x) */
+	double p = -expm1(-x);
 	if (!(p > 0))
 		return (double)period; /* underflow cannot happen for s >= 1, but stay finite */
 	return 1.0 / p;

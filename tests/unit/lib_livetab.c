@@ -2,7 +2,8 @@
  * lib_livetab.c - unit test of the live table and the sampled-pointer filter
  * (lib/livetab.c): insert/remove/replace, the capacity with its drop counter, deletion that
  * keeps every other entry findable (10^5 random pointers, half removed in random order),
- * the filter's promise (every live pointer hits; an emptied table hits nothing), four
+ * the filter's promise (every live pointer hits; an emptied table hits nothing), the granule
+ * word's (a live pointer is never ruled out; a lone sample's neighbours are), four
  * threads inserting and removing under one mutex, and the whole-filter mode of stats_exact.
  */
 #include <pthread.h>
@@ -88,6 +89,40 @@ int main(void)
 	CHECK(livetab_remove(&t, 0x2000, &out) == 0);
 	livetab_release(&t);
 
+	/* the granule word: a lone sample's neighbours are ruled out without the lock, the sample
+	   never; two samples in a granule, or one left of two, rule nothing out */
+	CHECK(livetab_init(&t, 100) == 0);
+	e = entry(0x7000010, 1);
+	CHECK(livetab_insert(&t, &e, &old) == 0);
+	CHECK(livetab_may_hold((void *)0x7000010), "the sample itself ruled out");
+	CHECK(!livetab_may_hold((void *)0x7000020) && !livetab_may_hold((void *)0x7000000) &&
+	      !livetab_may_hold((void *)0x7000ff0), "a neighbour not ruled out");
+	CHECK(livetab_may_hold((void *)0x7000010 + (1ull << 32)), "an alias 4 GiB away ruled out");
+	e = entry(0x7000800, 2);
+	CHECK(livetab_insert(&t, &e, &old) == 0);
+	CHECK(livetab_may_hold((void *)0x7000010) && livetab_may_hold((void *)0x7000800) &&
+	      livetab_may_hold((void *)0x7000020), "two samples: all must look");
+	CHECK(livetab_remove(&t, 0x7000800, &out) == 1);
+	CHECK(livetab_may_hold((void *)0x7000010) && livetab_may_hold((void *)0x7000020),
+	      "one left of two: which one is not known");
+	CHECK(livetab_remove(&t, 0x7000010, &out) == 1 && !livetab_filter_hit((void *)0x7000010));
+	e = entry(0x7000020, 3);
+	CHECK(livetab_insert(&t, &e, &old) == 0 && !livetab_may_hold((void *)0x7000010) &&
+	      livetab_may_hold((void *)0x7000020), "a granule emptied and reused");
+	/* a granule saturates at LIVETAB_GRAN_MAX blocks and stays hit until cleared */
+	for (unsigned i = 0; i < LIVETAB_GRAN_MAX + 3; i++) {
+		e = entry(0x9000000 + 16 * (uintptr_t)i, 4);
+		CHECK(livetab_insert(&t, &e, &old) == 0);
+	}
+	for (unsigned i = 0; i < LIVETAB_GRAN_MAX + 3; i++)
+		CHECK(livetab_remove(&t, 0x9000000 + 16 * (uintptr_t)i, &out) == 1);
+	CHECK(livetab_may_hold((void *)0x9000ff0) && livetab_filter_hit((void *)0x9000ff0),
+	      "a saturated granule let go");
+	livetab_clear(&t);
+	CHECK(!livetab_filter_hit((void *)0x9000000) && !livetab_filter_hit((void *)0x7000020) &&
+	      livetab_gran[livetab_filter_index((void *)0x9000000)] == 0, "clear left a word");
+	livetab_release(&t);
+
 	/* many pointers, random removal order */
 	CHECK(livetab_init(&t, N) == 0);
 	for (int i = 0; i < N; i++) {
@@ -96,8 +131,16 @@ int main(void)
 		int r = livetab_insert(&t, &e, &old);
 		CHECK(r == 0 || r == 1);
 	}
-	for (int i = 0; i < N; i++)
-		CHECK(livetab_filter_hit((void *)ptrs[i]));
+	int ruled_out = 0, lone = 0;
+	for (int i = 0; i < N; i++) {
+		CHECK(livetab_filter_hit((void *)ptrs[i]) && livetab_may_hold((void *)ptrs[i]));
+		/* the block 32 bytes on, in the same granule, was (almost surely) not inserted */
+		uintptr_t nb = ptrs[i] ^ 0x20;
+		lone += livetab_gran[livetab_filter_index((void *)nb)] >> LIVETAB_GRAN_COUNT_SHIFT == 1;
+		ruled_out += !livetab_may_hold((void *)nb);
+	}
+	/* 10^5 samples over 2^20 granules: most granules hold one; each such neighbour ruled out */
+	CHECK(lone > N * 8 / 10 && ruled_out == lone, "lone %d, ruled out %d", lone, ruled_out);
 	for (int i = N - 1; i > 0; i--) { /* shuffle */
 		int j = (int)(next() % (uint64_t)(i + 1));
 		uintptr_t tmp = ptrs[i];
@@ -137,8 +180,8 @@ int main(void)
 		uintptr_t base = 0x10000000ull * (uintptr_t)(1 + k);
 		for (int i = 0; i < 1000; i++) {
 			int live = livetab_filter_hit((void *)(base + (uintptr_t)i * 48));
-			if (i & 1)
-				CHECK(live); /* still inserted */
+			if (i & 1) /* still inserted */
+				CHECK(live && livetab_may_hold((void *)(base + (uintptr_t)i * 48)));
 			if (livetab_remove(&shared, base + (uintptr_t)i * 48, &out)) {
 				counted++;
 				CHECK((i & 1) && out.stack == (uint32_t)k);

@@ -61,6 +61,22 @@ int main(void)
 	      unbias_weight(16, 524288));
 	CHECK(fabs(unbias_weight(1ull << 30, 524288) - 1.0) < 1e-12, "w(huge)");
 	CHECK(unbias_weight(0, 524288) == unbias_weight(1, 524288), "size 0 counts as 1");
+	/* the series (x < 1/2) and libm agree over every size class, both sides of the switch */
+	double worst = 0;
+	for (uint64_t sz = 1; sz < (1ull << 24); sz += 1 + sz / 7) {
+		double ref = 1.0 / -expm1(-(double)sz / 524288.0);
+		double rel = fabs(unbias_weight(sz, 524288) / ref - 1.0);
+		worst = rel > worst ? rel : worst;
+	}
+	CHECK(worst < 1e-12, "weight series vs expm1: relative error %.3g", worst);
+	/* -ln(u) without libm, to a few ulp, from the smallest u drawn to 1 */
+	worst = 0;
+	for (double u = 1.0 / 9007199254740992.0; u <= 1.0; u *= 1.0009765625) {
+		double ref = -log(u), got = sampler_neg_log(u);
+		double err = ref > 0 ? fabs(got / ref - 1.0) : fabs(got);
+		worst = err > worst ? err : worst;
+	}
+	CHECK(worst < 1e-15 && sampler_neg_log(1.0) == 0.0, "-ln(u): relative error %.3g", worst);
 
 	/* sampling probability and unbiased totals, mixed sizes, one countdown */
 	const uint64_t sizes[] = {16, 4096, 100000, 3000000};
