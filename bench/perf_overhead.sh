@@ -2,7 +2,9 @@
 # bench/perf_overhead.sh - the collector's overhead on bench/mallocbench, measured two ways:
 # (1) callgrind instruction counts (deterministic: noise-free on a shared machine) of one
 # thread, plain and preloaded, per malloc-family call; (2) wall-time medians of N interleaved
-# runs with 1 and 2 threads of: glibc, glibc + heaptap, jemalloc, jemalloc prof:true (its own
+# runs with 1 and 2 threads of: glibc, glibc under a do-nothing interposer
+# (bench/null_interposer.c: the extra call level any LD_PRELOAD profiler pays, so heaptap's
+# own cost is its ratio to this one), glibc + heaptap, jemalloc, jemalloc prof:true (its own
 # profiler, default lg_prof_sample:19), heaptap over jemalloc (LD_PRELOAD="heaptap jemalloc":
 # the same allocator below both profilers), and optionally a second heaptap build (BASE=path.so)
 # for before/after comparisons in the same runs. Prints numbers; checks nothing.
@@ -23,6 +25,8 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 mkdir -p "$B"
 cc -std=gnu11 -D_GNU_SOURCE -O2 -g -pthread -o "$B/mallocbench" bench/mallocbench.c || exit 1
+cc -std=gnu11 -O2 -g -Wall -Wextra -Werror -fPIC -shared -o "$B/null_interposer.so" \
+	bench/null_interposer.c -ldl || exit 1
 HT_CONF=prof_final:false
 
 if [ "${CG:-1}" != 0 ] && command -v valgrind >/dev/null; then
@@ -32,7 +36,9 @@ if [ "${CG:-1}" != 0 ] && command -v valgrind >/dev/null; then
 		sed -n 's/.*I *refs: *//p' | tr -d , | tail -1; }
 	p=$(cg plain "$B/mallocbench" -t 1 -n $cgops)
 	h=$(cg ht env HEAPTAP_CONF=$HT_CONF LD_PRELOAD="$lib" "$B/mallocbench" -t 1 -n $cgops)
+	z=$(cg null env LD_PRELOAD="$B/null_interposer.so" "$B/mallocbench" -t 1 -n $cgops)
 	echo "plain $p, heaptap $h: +$(( (h - p) )) instructions, x$(echo "scale=4; $h / $p" | bc)"
+	echo "null interposer $z: +$(( (z - p) )) instructions, x$(echo "scale=4; $z / $p" | bc)"
 	if [ -n "$base" ]; then
 		b=$(cg base env HEAPTAP_CONF=$HT_CONF LD_PRELOAD="$base" "$B/mallocbench" -t 1 -n $cgops)
 		echo "base heaptap $b: +$(( (b - p) )) instructions, x$(echo "scale=4; $b / $p" | bc)"
@@ -46,6 +52,7 @@ run() { # run NAME THREADS -> seconds printed by mallocbench
 	local t=$2
 	case $1 in
 	plain) "$B/mallocbench" -t "$t" -n "$ops" -r "$rounds" ;;
+	null) LD_PRELOAD=$B/null_interposer.so "$B/mallocbench" -t "$t" -n "$ops" -r "$rounds" ;;
 	heaptap) HEAPTAP_CONF=$HT_CONF LD_PRELOAD=$lib "$B/mallocbench" -t "$t" -n "$ops" -r "$rounds" ;;
 	base) HEAPTAP_CONF=$HT_CONF LD_PRELOAD=$base "$B/mallocbench" -t "$t" -n "$ops" -r "$rounds" ;;
 	jemalloc) LD_PRELOAD=$je "$B/mallocbench" -t "$t" -n "$ops" -r "$rounds" ;;
@@ -54,8 +61,8 @@ run() { # run NAME THREADS -> seconds printed by mallocbench
 	esac | sed -n 's/.*: \([0-9.]*\) s,.*/\1/p'
 }
 median() { sort -g "$1" | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-names="plain heaptap jemalloc jeprof htje"
-[ -n "$base" ] && names="plain base heaptap jemalloc jeprof htje"
+names="plain null heaptap jemalloc jeprof htje"
+[ -n "$base" ] && names="plain null base heaptap jemalloc jeprof htje"
 [ -f "$je" ] || names=$(echo "$names" | sed 's/ jemalloc jeprof htje//')
 names=${NAMES:-$names}
 # rr A B: median of per-round ratios A/B for the thread count $t (each run against the run of
@@ -71,7 +78,9 @@ for t in 1 2; do
 		v=$(eval echo "\$m_$k")
 		case $k in
 		plain) echo "plain     $v s" ;;
-		heaptap|base) echo "$k $v s  x$(echo "scale=3; $v / $m_plain" | bc) vs plain (median of per-round ratios x$(rr "$k" plain))" ;;
+		null) echo "null      $v s  x$(echo "scale=3; $v / $m_plain" | bc) vs plain (do-nothing interposer: the floor; per-round x$(rr null plain))" ;;
+		heaptap|base) echo "$k $v s  x$(echo "scale=3; $v / $m_plain" | bc) vs plain (median of per-round ratios x$(rr "$k" plain)$(
+			case " $names " in *" null "*) echo "; over the floor x$(rr "$k" null)" ;; esac))" ;;
 		jemalloc) echo "jemalloc  $v s" ;;
 		jeprof) echo "jeprof    $v s  x$(echo "scale=3; $v / $m_jemalloc" | bc) vs jemalloc (jemalloc's profiler; per-round x$(rr jeprof jemalloc))" ;;
 		htje) echo "htje      $v s  x$(echo "scale=3; $v / $m_jemalloc" | bc) vs jemalloc (heaptap over jemalloc; per-round x$(rr htje jemalloc))" ;;

@@ -29,7 +29,9 @@ uint64_t sampler_next(uint64_t *state)
 /*
  * -ln(u) for u in (0, 1]. u = m * 2^e with m in [sqrt(1/2), sqrt(2)), and
  * ln(m) = 2 atanh(s) = 2 (s + s^3/3 + s^5/5 + ...) with s = (m - 1)/(m + 1), |s| < 0.1716:
- * s^2 < 0.0295, so the terms up to s^23 leave a relative error below 1e-16.
+ * s^2 < 0.0295, so the terms up to s^17 leave a relative error below 1e-13 (an interval of
+ * 2^40 bytes is then off by < 0.1 byte). The series in z = s^2 is evaluated in Estrin's form,
+ * four multiply-add levels deep instead of Horner's nine.
  */
 double sampler_neg_log(double u)
 {
@@ -44,10 +46,10 @@ double sampler_neg_log(double u)
 		e++;
 	}
 	double s = (m - 1.0) / (m + 1.0);
-	double z = s * s;
-	double q = 1.0 / 23;
-	for (int k = 21; k >= 1; k -= 2)
-		q = q * z + 1.0 / k;
+	double z = s * s, z2 = z * z, z4 = z2 * z2;
+	double q = (1.0 + z * (1.0 / 3)) + z2 * (1.0 / 5 + z * (1.0 / 7)) +
+	           z4 * ((1.0 / 9 + z * (1.0 / 11)) + z2 * (1.0 / 13 + z * (1.0 / 15))) +
+	           z4 * z4 * (1.0 / 17);
 	return -((double)e * 0.6931471805599453 + 2.0 * s * q);
 }
 
