@@ -5,10 +5,13 @@
 # PYTHONMALLOC=malloc building dicts, lists and strings), each run unprofiled, under heaptap at
 # the default rate, under jemalloc plain and with its profiler, tcmalloc plain and with its
 # heap profiler (HEAPPROFILE), and under heaptrack; runs interleaved, REPS (5) repetitions,
-# medians (a configuration whose first run takes over SLOW_S, 30 s, runs once). CPU time
-# (user+sys) is printed too: on a shared machine it is steadier than wall time. For
-# mallocbench the wall column is its own clock (best of 3 rounds in the process, 0.1 ms
-# resolution) instead of GNU time's 10 ms, which is coarser than the effect on a 0.2 s run. Then a
+# medians (a configuration whose first run takes over SLOW_S, 1 s, runs once: the order of
+# magnitude is all its numbers say). CPU time (user+sys) is printed too: on a shared machine
+# it is steadier than wall time. For
+# mallocbench the wall column is its own clock (best of 5 rounds in the process, 0.1 ms
+# resolution) instead of GNU time's 10 ms, which is coarser than the effect on a 0.2 s run;
+# it runs with 4 threads (more than this machine's 2 cores) and with 2, MB_REPS times
+# (2 REPS + 1), and "x paired" is the median of per-round ratios. Then a
 # peak-RSS check on a 1 GiB live heap (heaptap within 10% of unprofiled).
 # It is a benchmark, not a test: it prints numbers; it fails only when the RSS check fails.
 # Usage: bench/overhead.sh [REPS]      (run by `make bench` through bench/run.sh)
@@ -16,7 +19,8 @@ set -u
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 REPS=${1:-${REPS:-5}}
-SLOW_S=${SLOW_S:-30}
+MB_REPS=${MB_REPS:-$((REPS * 2 + 1))} # mallocbench's runs are short: more of them
+SLOW_S=${SLOW_S:-1}
 B=$ROOT/build/bench
 LIB=$ROOT/build/libheaptap.so
 JE=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2
@@ -78,12 +82,12 @@ run() {
 
 median() { sort -n | awk '{a[NR]=$1} END {if (NR) print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2); else print "nan"}'; }
 
-bench() { # NAME CMD...
-	local name=$1; shift
-	echo "== $name: $*  ($REPS runs each, interleaved)"
+bench() { # NAME REPS CMD...
+	local name=$1 reps=$2; shift 2
+	echo "== $name: $*  ($reps runs each, interleaved)"
 	local cfg r
 	for cfg in "${configs[@]}"; do rm -f "$T/$name.$cfg"; done
-	for r in $(seq 1 "$REPS"); do
+	for r in $(seq 1 "$reps"); do
 		for cfg in "${configs[@]}"; do
 			have "$cfg" || continue
 			# Too slow to repeat: one run is enough to show the order of magnitude.
@@ -97,14 +101,19 @@ bench() { # NAME CMD...
 	base_t=$(cut -d' ' -f1 "$T/$name.none" | median)
 	base_m=$(cut -d' ' -f2 "$T/$name.none" | median)
 	base_c=$(cut -d' ' -f3 "$T/$name.none" | median)
-	printf '%-20s %5s %9s %7s %9s %7s %12s %7s\n' config runs "wall s" "x none" "cpu s" "x none" "peak RSS MiB" "x none"
+	# "x paired": the median of each run's wall time over the unprofiled run of the same round
+	# (drift of the machine's load between rounds cancels; steadier than the ratio of medians)
+	printf '%-20s %5s %9s %7s %8s %9s %7s %12s %7s\n' config runs "wall s" "x none" "x paired" \
+		"cpu s" "x none" "peak RSS MiB" "x none"
 	for cfg in "${configs[@]}"; do
 		if [ ! -s "$T/$name.$cfg" ]; then printf '%-20s %5s\n' "$cfg" "n/a"; continue; fi
 		t=$(cut -d' ' -f1 "$T/$name.$cfg" | median)
 		m=$(cut -d' ' -f2 "$T/$name.$cfg" | median)
 		c=$(cut -d' ' -f3 "$T/$name.$cfg" | median)
-		printf '%-20s %5d %9.4f %7.3f %9.2f %7.2f %12.1f %7.2f\n' "$cfg" "$(wc -l <"$T/$name.$cfg")" \
-			"$t" "$(echo "$t / $base_t" | bc -l)" "$c" "$(echo "$c / $base_c" | bc -l)" \
+		local paired
+		paired=$(paste -d' ' "$T/$name.none" "$T/$name.$cfg" | awk 'NF == 6 {print $4 / $1}' | median)
+		printf '%-20s %5d %9.4f %7.3f %8.3f %9.2f %7.2f %12.1f %7.2f\n' "$cfg" "$(wc -l <"$T/$name.$cfg")" \
+			"$t" "$(echo "$t / $base_t" | bc -l)" "$paired" "$c" "$(echo "$c / $base_c" | bc -l)" \
 			"$(echo "$m / 1024" | bc -l)" "$(echo "$m / $base_m" | bc -l)"
 	done
 	# The profilers against their own allocator's plain run.
@@ -118,9 +127,10 @@ bench() { # NAME CMD...
 	echo
 }
 
-bench mallocbench "$B/mallocbench" -t 4 -n 300000 -r 3
+bench mallocbench "$MB_REPS" "$B/mallocbench" -t 4 -n 300000 -r 5
+bench mallocbench-2t "$MB_REPS" "$B/mallocbench" -t 2 -n 300000 -r 5
 if [ -x "$PY" ]; then
-	PYTHONMALLOC=malloc bench python "$PY" "$T/work.py"
+	PYTHONMALLOC=malloc bench python "$REPS" "$PY" "$T/work.py"
 else
 	echo "== python: $PY is missing, skipped"
 fi

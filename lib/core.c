@@ -350,10 +350,9 @@ HEAPTAP_TEXT static void record(struct tstate *t, void *p, uint64_t c, const voi
 /*
  * Removes p from the tables if it was sampled; 1 if it was (its entry in *out). The caller
  * saw p's filter bit set; the granule's word may show without the lock that p is another
- * block than the granule's one sample. From inside
- * the profiler (depth > 0: a signal handler that frees while this thread may hold the table
- * lock) it only tries the lock, so it cannot deadlock; a miss leaves a stale entry that a
- * later sample of the same address replaces.
+ * block than the granule's one sample. From inside the profiler (depth > 0: a signal handler
+ * that frees while this thread may hold the table lock) it only tries the lock, so it cannot
+ * deadlock; a miss leaves a stale entry that a later sample of the same address replaces.
  */
 static int forget(struct tstate *t, void *p, struct live_entry *out)
 {

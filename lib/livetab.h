@@ -112,7 +112,8 @@ static inline int livetab_may_hold(const void *p)
  * Pins the counts of the granules covering [p, p + n) (n >= 1) at LIVETAB_GRAN_MAX: frees
  * there always take the slow path. real.c pins NULL's granule and the bootstrap pool, so
  * free's fast path needs no test of its own for them. Up to LIVETAB_MAX_PINS ranges; they
- * survive livetab_clear. Call it before any pointer of the range can be freed (no lock; no malloc).
+ * survive livetab_clear. Call it before any pointer of the range can be freed (no lock; no
+ * malloc).
  */
 #define LIVETAB_MAX_PINS 4
 void livetab_filter_pin(const void *p, size_t n);
