@@ -11,7 +11,7 @@
 # mallocbench the wall column is its own clock (best of 5 rounds in the process, 0.1 ms
 # resolution) instead of GNU time's 10 ms, which is coarser than the effect on a 0.2 s run;
 # it runs with 4 threads (more than this machine's 2 cores) and with 2, MB_REPS times
-# (2 REPS + 1), and "x paired" is the median of per-round ratios. Then a
+# (4 REPS + 1), and "x paired" is the median of per-round ratios. Then a
 # peak-RSS check on a 1 GiB live heap (heaptap within 10% of unprofiled).
 # It is a benchmark, not a test: it prints numbers; it fails only when the RSS check fails.
 # Usage: bench/overhead.sh [REPS]      (run by `make bench` through bench/run.sh)
@@ -19,7 +19,7 @@ set -u
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 REPS=${1:-${REPS:-5}}
-MB_REPS=${MB_REPS:-$((REPS * 2 + 1))} # mallocbench's runs are short: more of them
+MB_REPS=${MB_REPS:-$((REPS * 4 + 1))} # mallocbench's runs are short: more of them
 SLOW_S=${SLOW_S:-1}
 B=$ROOT/build/bench
 LIB=$ROOT/build/libheaptap.so

@@ -10,6 +10,7 @@
 # for before/after comparisons in the same runs. Prints numbers; checks nothing.
 #
 # Env: N (runs, 9), OPS (ops per thread, 300000), R (rounds per run, best one kept: 5),
+# THREADS (the thread counts, "1 2"),
 # CG=0 skips callgrind, LIB, BASE, NAMES
 # (the configurations to run, e.g. "plain base heaptap").
 set -u
@@ -68,7 +69,7 @@ names=${NAMES:-$names}
 # rr A B: median of per-round ratios A/B for the thread count $t (each run against the run of
 # its own round: drift cancels)
 rr() { paste "$T/$1.$t" "$T/$2.$t" | awk '{print $1 / $2}' >"$T/r.$1.$t"; median "$T/r.$1.$t"; }
-for t in 1 2; do
+for t in ${THREADS:-1 2}; do
 	echo "== wall, mallocbench -t $t -n $ops, median of $n interleaved runs"
 	for i in $(seq "$n"); do
 		for k in $names; do run "$k" "$t" >>"$T/$k.$t"; done
