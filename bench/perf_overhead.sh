@@ -68,7 +68,17 @@ names="plain null heaptap jemalloc jeprof htje"
 names=${NAMES:-$names}
 # rr A B: median of per-round ratios A/B for the thread count $t (each run against the run of
 # its own round: drift cancels)
-rr() { paste "$T/$1.$t" "$T/$2.$t" | awk '{print $1 / $2}' >"$T/r.$1.$t"; median "$T/r.$1.$t"; }
+# (with a distribution-free 95% confidence interval of that median from N >= 9 runs: the
+# order statistics n/2 -+ 0.98 sqrt(n), by the normal approximation of the binomial)
+rr() {
+	paste "$T/$1.$t" "$T/$2.$t" | awk '{print $1 / $2}' >"$T/r.$1.$t"
+	sort -g "$T/r.$1.$t" | awk '{a[NR] = $1} END {
+		m = a[int((NR + 1) / 2)]
+		if (NR < 9) { print m; exit }
+		lo = int(NR / 2 - 0.98 * sqrt(NR)); hi = int(NR / 2 + 1 + 0.98 * sqrt(NR) + 0.999)
+		if (lo < 1) lo = 1; if (hi > NR) hi = NR
+		printf "%s [95%% CI %s-%s]\n", m, a[lo], a[hi] }'
+}
 for t in ${THREADS:-1 2}; do
 	echo "== wall, mallocbench -t $t -n $ops, median of $n interleaved runs"
 	for i in $(seq "$n"); do
