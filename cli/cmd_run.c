@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -477,19 +476,10 @@ static int own_code(const char *name)
 /* 1 when the ELF file at path names libstdc++ (in its dynamic string table: it needs it). */
 static int links_libstdcxx(const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	struct stat st;
-	int found = 0;
-	if (fstat(fd, &st) == 0 && st.st_size > 0 && st.st_size < ((off_t)1 << 31)) {
-		void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-		if (m != MAP_FAILED) {
-			found = memmem(m, (size_t)st.st_size, "libstdc++.so", 12) != NULL;
-			munmap(m, (size_t)st.st_size);
-		}
-	}
-	close(fd);
+	size_t n = 0;
+	const unsigned char *m = common_map(path, &n);
+	int found = m && memmem(m, n, "libstdc++.so", 12) != NULL;
+	common_unmap(m, n);
 	return found;
 }
 

@@ -391,24 +391,39 @@ void common_args_release(struct common_args *a)
 	memset(a, 0, sizeof(*a));
 }
 
+const unsigned char *common_map(const char *path, size_t *size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	struct stat st;
+	void *m = MAP_FAILED;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 && st.st_size < ((off_t)1 << 40))
+		m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (m == MAP_FAILED)
+		return NULL;
+	*size = (size_t)st.st_size;
+	return m;
+}
+
+void common_unmap(const unsigned char *m, size_t size)
+{
+	if (m)
+		munmap((void *)m, size);
+}
+
 /* 1 unless path is a regular uncompressed file without a "MAPPED_LIBRARIES:" line (a heap_v2
    dump may have an empty map section; only a missing one means it was cut short). */
 static int has_maps_section(const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	size_t n = 0;
+	const unsigned char *m = common_map(path, &n);
+	if (!m)
 		return 1;
-	struct stat st;
-	int found = 1;
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 && st.st_size < ((off_t)1 << 40)) {
-		unsigned char *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-		if (m != MAP_FAILED) {
-			int gz = st.st_size >= 2 && m[0] == 0x1f && m[1] == 0x8b;
-			found = gz || memmem(m, (size_t)st.st_size, "MAPPED_LIBRARIES:", 17) != NULL;
-			munmap(m, (size_t)st.st_size);
-		}
-	}
-	close(fd);
+	int gz = n >= 2 && m[0] == 0x1f && m[1] == 0x8b;
+	int found = gz || memmem(m, n, "MAPPED_LIBRARIES:", 17) != NULL;
+	common_unmap(m, n);
 	return found;
 }
 

@@ -107,6 +107,12 @@ int common_usage_error(const struct common_args *a, const char *fmt, ...)
 /* 1 if path is a readable file starting with the ELF magic, else 0. */
 int common_is_elf(const char *path);
 
+/* Maps the regular, non-empty file at path read-only (whole, under 1 TiB) and sets *size;
+   NULL when it cannot be opened or mapped (nothing to release then). */
+const unsigned char *common_map(const char *path, size_t *size);
+/* Releases what common_map returned (NULL is fine). */
+void common_unmap(const unsigned char *m, size_t size);
+
 /*
  * Reads one profile file into p (profile_init'ed by the caller); "-" reads standard input. Returns 0, or 1 after printing
  * "heaptap: <path>: No such file or directory" or the reader's message.
