@@ -54,13 +54,21 @@ HEAPTAP_TEXT EXPORT void *malloc(size_t n)
 }
 
 /*
- * free: NULL, the bootstrap pool and every granule holding a sampled block have a nonzero
- * filter counter (real.c pins the first two), so one load answers for all three.
+ * free: NULL, the bootstrap pool and every granule holding a sampled block have their filter
+ * bit set (real.c pins the first two), so one load answers for all three. On a hit, NULL
+ * (frequent: free(NULL) is legal and common) returns at once, and the granule's word tells
+ * most neighbours of a sample from the sample itself (livetab.h).
  */
 HEAPTAP_TEXT EXPORT void free(void *p)
 {
 	core_tls.calls[FN_FREE]++;
 	if (likely(!livetab_filter_hit(p))) {
+		real.free(p);
+		return;
+	}
+	if (!p)
+		return;
+	if (!livetab_may_hold(p)) {
 		real.free(p);
 		return;
 	}
@@ -88,7 +96,7 @@ HEAPTAP_TEXT EXPORT void *realloc(void *p, size_t n)
 	struct tstate *t = &core_tls;
 	uint64_t c = n;
 	/* p == NULL and pool blocks hit the filter (pinned); n == 0 wraps: both go slow */
-	if (likely(c - 1 < t->until && !livetab_filter_hit(p))) {
+	if (likely(c - 1 < t->until && !livetab_maybe_sampled(p))) {
 		t->until -= c;
 		t->calls[FN_REALLOC]++;
 		t->hist[core_hist_bucket(c)]++;

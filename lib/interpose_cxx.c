@@ -219,7 +219,7 @@ HEAPTAP_TEXT static int delete_head(enum real_cxx id, void *p)
 		free(p);
 		return 0;
 	}
-	if (real_cxx.counts[id] && unlikely(livetab_filter_hit(p))) {
+	if (real_cxx.counts[id] && livetab_maybe_sampled(p)) {
 		if (!p || real_pool_owns(p))
 			return 0;
 		core_forget_slow(p);

@@ -109,6 +109,19 @@ static inline int livetab_may_hold(const void *p)
 }
 
 /*
+ * The free paths' test: 0 if p is certainly not a sampled block (its filter bit is clear, or
+ * its granule's one sample is another block), so the real free may take it without the slow
+ * path; 1 if p may be sampled, or is NULL or a pool block (pinned: count LIVETAB_GRAN_MAX),
+ * or stats_exact pinned the whole filter (livetab_filter_pin_all runs at initialisation,
+ * before any sample: every word is 0 or pinned, and 0 never rules out). The second load is
+ * made only on a filter hit.
+ */
+static inline int livetab_maybe_sampled(const void *p)
+{
+	return __builtin_expect(livetab_filter_hit(p), 0) && livetab_may_hold(p);
+}
+
+/*
  * Pins the counts of the granules covering [p, p + n) (n >= 1) at LIVETAB_GRAN_MAX: frees
  * there always take the slow path. real.c pins NULL's granule and the bootstrap pool, so
  * free's fast path needs no test of its own for them. Up to LIVETAB_MAX_PINS ranges; they
