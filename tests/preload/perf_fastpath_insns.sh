@@ -23,26 +23,24 @@ irefs() { # irefs N [preload] [null]: instructions of the whole run
 		valgrind --tool=callgrind --callgrind-out-file="$out.%p" "$BIN" "$1" ${3:-} 2>&1
 	fi | sed -n 's/.*I *refs: *//p' | tr -d , | tail -1
 }
+# budget WHAT COUNT PLAIN_A PLAIN_B HT_A HT_B MIN MAX: the extra instructions per call of the
+# COUNT calls that run B makes more than run A, heaptap's against plain's, within [MIN, MAX]
+budget() {
+	local what=$1 count=$2 v
+	for v in "${@:3:4}"; do
+		[[ $v =~ ^[0-9]+$ ]] || { echo "FAIL: $what: callgrind gave no instruction count (${*:3:4})"; exit 1; }
+	done
+	local plain=$((($4 - $3) / count)) ht=$((($6 - $5) / count))
+	local extra=$(((($6 - $5) - ($4 - $3)) / count))
+	echo "instructions per $what: plain $plain, heaptap $ht, extra $extra (budget $8)"
+	[ "$plain" -ge 1 ] || { echo "FAIL: $what cost nothing plain: the program did not make the calls?"; exit 1; }
+	[ "$extra" -ge "$7" ] || { echo "FAIL: $what: extra $extra < $7: the preload did not interpose?"; exit 1; }
+	[ "$extra" -le "$8" ] || { echo "FAIL: $what costs $extra extra instructions (> $8)"; exit 1; }
+}
 p1=$(irefs 20000); p2=$(irefs 40000)
 h1=$(irefs 20000 ht); h2=$(irefs 40000 ht)
-for v in "$p1" "$p2" "$h1" "$h2"; do
-	[[ $v =~ ^[0-9]+$ ]] || { echo "FAIL: callgrind gave no instruction count ($p1 $p2 $h1 $h2)"; exit 1; }
-done
-plain=$(( (p2 - p1) / 20000 )); ht=$(( (h2 - h1) / 20000 ))
-extra=$(( ((h2 - h1) - (p2 - p1)) / 20000 ))
-echo "instructions per malloc/free pair: plain $plain, heaptap $ht, extra $extra (budget 24)"
-[ "$extra" -ge 10 ] || { echo "FAIL: extra $extra < 10: the preload did not interpose?"; exit 1; }
-[ "$extra" -le 24 ] || { echo "FAIL: fast paths cost $extra instructions per pair (> 24)"; exit 1; }
-
+budget "malloc/free pair" 20000 "$p1" "$p2" "$h1" "$h2" 10 24
 # free(NULL): the same pairs plus one free(NULL) each, minus the pairs alone
 pn=$(irefs 40000 "" null); hn=$(irefs 40000 ht null)
-for v in "$pn" "$hn"; do
-	[[ $v =~ ^[0-9]+$ ]] || { echo "FAIL: callgrind gave no instruction count ($pn $hn)"; exit 1; }
-done
-nplain=$(( (pn - p2) / 40000 )); nht=$(( (hn - h2) / 40000 ))
-nextra=$(( ((hn - h2) - (pn - p2)) / 40000 ))
-echo "instructions per free(NULL): plain $nplain, heaptap $nht, extra $nextra (budget 14)"
-[ "$nplain" -ge 1 ] || { echo "FAIL: free(NULL) cost nothing plain: the program did not call it?"; exit 1; }
-[ "$nextra" -ge 5 ] || { echo "FAIL: free(NULL) extra $nextra < 5: the preload did not interpose it?"; exit 1; }
-[ "$nextra" -le 14 ] || { echo "FAIL: free(NULL) costs $nextra extra instructions (> 14)"; exit 1; }
+budget "free(NULL)" 40000 "$p2" "$pn" "$h2" "$hn" 5 14
 echo "ok"
