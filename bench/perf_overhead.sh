@@ -7,7 +7,8 @@
 # own cost is its ratio to this one), glibc + heaptap, jemalloc, jemalloc prof:true (its own
 # profiler, default lg_prof_sample:19), heaptap over jemalloc (LD_PRELOAD="heaptap jemalloc":
 # the same allocator below both profilers), and optionally a second heaptap build (BASE=path.so)
-# for before/after comparisons in the same runs. Prints numbers; checks nothing.
+# for before/after comparisons in the same runs; the CPU time of the same runs (user + sys, GNU
+# time) as well. Prints numbers; checks nothing.
 #
 # Env: N (runs, 9), OPS (ops per thread, 300000), R (rounds per run, best one kept: 5),
 # THREADS (the thread counts, "1 2"),
@@ -49,29 +50,44 @@ if [ "${CG:-1}" != 0 ] && command -v valgrind >/dev/null; then
 	callgrind_annotate "$f" 2>/dev/null | grep -E '\?\?\?:(malloc|free|realloc|core_[a-z_]*) |record|forget|livetab' | head -12
 fi
 
-run() { # run NAME THREADS -> seconds printed by mallocbench
-	local t=$2
+# cmd NAME THREADS: sets the array c to the command of one mallocbench run of configuration NAME
+cmd() {
+	local mb=("$B/mallocbench" -t "$2" -n "$ops" -r "$rounds")
 	case $1 in
-	plain) "$B/mallocbench" -t "$t" -n "$ops" -r "$rounds" ;;
-	null) LD_PRELOAD=$B/null_interposer.so "$B/mallocbench" -t "$t" -n "$ops" -r "$rounds" ;;
-	heaptap) HEAPTAP_CONF=$HT_CONF LD_PRELOAD=$lib "$B/mallocbench" -t "$t" -n "$ops" -r "$rounds" ;;
-	base) HEAPTAP_CONF=$HT_CONF LD_PRELOAD=$base "$B/mallocbench" -t "$t" -n "$ops" -r "$rounds" ;;
-	jemalloc) LD_PRELOAD=$je "$B/mallocbench" -t "$t" -n "$ops" -r "$rounds" ;;
-	jeprof) LD_PRELOAD=$je MALLOC_CONF=prof:true,prof_final:false "$B/mallocbench" -t "$t" -n "$ops" -r "$rounds" ;;
-	htje) HEAPTAP_CONF=$HT_CONF LD_PRELOAD="$lib $je" "$B/mallocbench" -t "$t" -n "$ops" -r "$rounds" ;;
-	esac | sed -n 's/.*: \([0-9.]*\) s,.*/\1/p'
+	plain) c=("${mb[@]}") ;;
+	null) c=(env LD_PRELOAD="$B/null_interposer.so" "${mb[@]}") ;;
+	heaptap) c=(env HEAPTAP_CONF="$HT_CONF" LD_PRELOAD="$lib" "${mb[@]}") ;;
+	base) c=(env HEAPTAP_CONF="$HT_CONF" LD_PRELOAD="$base" "${mb[@]}") ;;
+	jemalloc) c=(env LD_PRELOAD="$je" "${mb[@]}") ;;
+	jeprof) c=(env LD_PRELOAD="$je" MALLOC_CONF=prof:true,prof_final:false "${mb[@]}") ;;
+	htje) c=(env HEAPTAP_CONF="$HT_CONF" LD_PRELOAD="$lib $je" "${mb[@]}") ;;
+	esac
+}
+# run NAME THREADS: one run; appends its wall seconds (mallocbench's best round) to
+# $T/NAME.THREADS and its CPU seconds (user + sys of the whole process, GNU time; steadier than
+# wall time on a shared machine) to $T/NAME.THREADS.cpu
+run() {
+	local c
+	cmd "$1" "$2"
+	if [ -x /usr/bin/time ]; then
+		/usr/bin/time -f "%U %S" -o "$T/time" "${c[@]}" >"$T/out"
+		awk '{print $1 + $2}' "$T/time" >>"$T/$1.$2.cpu"
+	else
+		"${c[@]}" >"$T/out"
+	fi
+	sed -n 's/.*: \([0-9.]*\) s,.*/\1/p' "$T/out" >>"$T/$1.$2"
 }
 median() { sort -g "$1" | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 names="plain null heaptap jemalloc jeprof htje"
 [ -n "$base" ] && names="plain null base heaptap jemalloc jeprof htje"
 [ -f "$je" ] || names=$(echo "$names" | sed 's/ jemalloc jeprof htje//')
 names=${NAMES:-$names}
-# rr A B: median of per-round ratios A/B for the thread count $t (each run against the run of
-# its own round: drift cancels)
+# rr A B [SUFFIX]: median of per-round ratios A/B for the thread count $t (each run against the
+# run of its own round: drift cancels); SUFFIX .cpu: of the CPU times
 # (with a distribution-free 95% confidence interval of that median from N >= 9 runs: the
 # order statistics n/2 -+ 0.98 sqrt(n), by the normal approximation of the binomial)
 rr() {
-	paste "$T/$1.$t" "$T/$2.$t" | awk '{print $1 / $2}' >"$T/r.$1.$t"
+	paste "$T/$1.$t${3:-}" "$T/$2.$t${3:-}" | awk '$2 > 0 {print $1 / $2}' >"$T/r.$1.$t"
 	sort -g "$T/r.$1.$t" | awk '{a[NR] = $1} END {
 		m = a[int((NR + 1) / 2)]
 		if (NR < 9) { print m; exit }
@@ -82,7 +98,7 @@ rr() {
 for t in ${THREADS:-1 2}; do
 	echo "== wall, mallocbench -t $t -n $ops, median of $n interleaved runs"
 	for i in $(seq "$n"); do
-		for k in $names; do run "$k" "$t" >>"$T/$k.$t"; done
+		for k in $names; do run "$k" "$t"; done
 	done
 	for k in $names; do eval "m_$k=$(median "$T/$k.$t")"; done
 	for k in $names; do
@@ -95,6 +111,15 @@ for t in ${THREADS:-1 2}; do
 		jemalloc) echo "jemalloc  $v s" ;;
 		jeprof) echo "jeprof    $v s  x$(echo "scale=3; $v / $m_jemalloc" | bc) vs jemalloc (jemalloc's profiler; per-round x$(rr jeprof jemalloc))" ;;
 		htje) echo "htje      $v s  x$(echo "scale=3; $v / $m_jemalloc" | bc) vs jemalloc (heaptap over jemalloc; per-round x$(rr htje jemalloc))" ;;
+		esac
+	done
+	[ -s "$T/plain.$t.cpu" ] || continue
+	echo "-- CPU time (user + sys of each whole run), the same runs: median of per-round ratios"
+	for k in $names; do
+		case $k in
+		plain | jemalloc) ;;
+		jeprof | htje) [ -s "$T/jemalloc.$t.cpu" ] && echo "$k x$(rr "$k" jemalloc .cpu) vs jemalloc" ;;
+		*) echo "$k x$(rr "$k" plain .cpu) vs plain" ;;
 		esac
 	done
 done
