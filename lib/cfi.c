@@ -238,6 +238,15 @@ static void set_reg(struct row *row, uint64_t reg, uint8_t how, int64_t off)
 	}
 }
 
+/* DW_CFA_restore(_extended): register reg gets the CIE's rule back. */
+static void restore_reg(struct row *row, const struct row *init, uint64_t reg)
+{
+	if (reg == REG_RBP)
+		row->rbp = init->rbp;
+	else if (reg == REG_RA)
+		row->ra = init->ra;
+}
+
 /*
  * Runs call-frame instructions [p, end) from location loc, stopping before the first
  * advance past target. init is the CIE's row (for DW_CFA_restore). 0, or -1 on an unknown or
@@ -260,11 +269,7 @@ static int run_cfa(struct row *row, const struct row *init, const struct cie *c,
 			set_reg(row, op & 0x3f, REG_OFFSET, scaled(&r, (int64_t)rd_uleb(&r), c->data_align));
 			continue;
 		case 3: /* restore */
-			reg = op & 0x3f;
-			if (reg == REG_RBP)
-				row->rbp = init->rbp;
-			else if (reg == REG_RA)
-				row->ra = init->ra;
+			restore_reg(row, init, op & 0x3f);
 			continue;
 		default: break;
 		}
@@ -282,16 +287,11 @@ static int run_cfa(struct row *row, const struct row *init, const struct cie *c,
 			reg = rd_uleb(&r);
 			set_reg(row, reg, REG_OFFSET, scaled(&r, (int64_t)rd_uleb(&r), c->data_align));
 			continue;
-		case 0x06: /* restore_extended */
-			reg = rd_uleb(&r);
-			if (reg == REG_RBP)
-				row->rbp = init->rbp;
-			else if (reg == REG_RA)
-				row->ra = init->ra;
-			continue;
+		case 0x06: restore_reg(row, init, rd_uleb(&r)); continue; /* restore_extended */
 		case 0x07: set_reg(row, rd_uleb(&r), REG_UNDEF, 0); continue;
 		case 0x08: set_reg(row, rd_uleb(&r), REG_SAME, 0); continue;
 		case 0x09: /* register */
+		case 0x14: /* val_offset: both take a ULEB128 operand we do not follow */
 			reg = rd_uleb(&r);
 			(void)rd_uleb(&r);
 			set_reg(row, reg, REG_OTHER, 0);
@@ -339,11 +339,6 @@ static int run_cfa(struct row *row, const struct row *init, const struct cie *c,
 			row->cfa_off = scaled(&r, rd_sleb(&r), c->data_align);
 			continue;
 		case 0x13: row->cfa_off = scaled(&r, rd_sleb(&r), c->data_align); continue;
-		case 0x14: /* val_offset */
-			reg = rd_uleb(&r);
-			(void)rd_uleb(&r);
-			set_reg(row, reg, REG_OTHER, 0);
-			continue;
 		case 0x15: /* val_offset_sf */
 			reg = rd_uleb(&r);
 			(void)rd_sleb(&r);

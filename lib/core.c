@@ -349,15 +349,12 @@ HEAPTAP_TEXT static void record(struct tstate *t, void *p, uint64_t c, const voi
 
 /*
  * Removes p from the tables if it was sampled; 1 if it was (its entry in *out). The caller
- * saw p's filter bit set; the granule's word may show without the lock that p is another
- * block than the granule's one sample. From inside the profiler (depth > 0: a signal handler
+ * saw livetab_maybe_sampled(p) (the filter and granule tests, lock-free). From inside the profiler (depth > 0: a signal handler
  * that frees while this thread may hold the table lock) it only tries the lock, so it cannot
  * deadlock; a miss leaves a stale entry that a later sample of the same address replaces.
  */
 static int forget(struct tstate *t, void *p, struct live_entry *out)
 {
-	if (!livetab_may_hold(p))
-		return 0; /* a neighbour of a sample: no lock */
 	int found;
 	int nested = t->depth > 0;
 	t->depth++; /* a signal handler's malloc must not try to take the lock we hold */
@@ -516,7 +513,7 @@ HEAPTAP_TEXT void core_forget_slow(void *p)
 		return;
 	struct live_entry e;
 	exact_sub(exact_size(p)); /* the caller's real delete frees it next */
-	if (core.enabled && livetab_filter_hit(p))
+	if (core.enabled) /* the caller saw livetab_maybe_sampled(p) */
 		forget(&core_tls, p, &e);
 }
 
@@ -538,7 +535,7 @@ HEAPTAP_TEXT void core_free_slow(void *p)
 		real_resolve();
 	struct live_entry e;
 	struct tstate *t = &core_tls;
-	if (livetab_filter_hit(p) && core.enabled)
+	if (core.enabled) /* free saw livetab_maybe_sampled(p) */
 		forget(t, p, &e);
 	exact_sub(exact_size(p));
 	real.free(p);
@@ -568,7 +565,7 @@ HEAPTAP_TEXT void *core_realloc_slow(void *p, size_t n)
 		return core_alloc_slow(FN_MALLOC, n, 0);
 	struct live_entry old;
 	int had = 0;
-	if (core.enabled && livetab_filter_hit(p))
+	if (core.enabled && livetab_maybe_sampled(p))
 		had = forget(t, p, &old);
 	if (t->depth) {
 		__atomic_fetch_add(&core.reentrant, 1, __ATOMIC_RELAXED);

@@ -77,13 +77,14 @@ static inline void core_count(struct tstate *t, enum core_fn fn, uint64_t c)
    interposed function must return and never calls the host's malloc recursively. */
 void *core_alloc_slow(enum core_fn fn, size_t nbytes, size_t align);
 void *core_calloc_slow(size_t nmemb, size_t size);
+/* free's slow path: p is not NULL and livetab_maybe_sampled(p) (free tested both). */
 void core_free_slow(void *p);
 /* As core_alloc_slow, but the block comes from alloc(n, align) (a real operator new: it may
    throw, so call it only with a nothrow one); used where the allocator below is not malloc. */
 void *core_alloc_slow_with(enum core_fn fn, size_t nbytes, size_t align,
                            void *(*alloc)(size_t, size_t));
-/* Removes p from the tables if it was sampled (the filter hit: the caller checked), without
-   freeing it. For operator delete over an allocator whose delete does not call free. */
+/* Removes p from the tables if it was sampled (the caller saw livetab_maybe_sampled(p)),
+   without freeing it. For operator delete over an allocator whose delete does not call free. */
 void core_forget_slow(void *p);
 void *core_realloc_slow(void *p, size_t nbytes);
 
