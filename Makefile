@@ -22,8 +22,8 @@ WARN     += -Werror
 endif
 CPPFLAGS := -std=c11 -D_GNU_SOURCE -Iinclude
 CFLAGS   := $(OPT) $(WARN)
-SAN      := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-TSAN     := -fsanitize=thread -fno-omit-frame-pointer
+SAN      := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -DHEAPTAP_LOCKRANK
+TSAN     := -fsanitize=thread -fno-omit-frame-pointer -DHEAPTAP_LOCKRANK
 
 # Profile code that runs inside the host: writers and math, no malloc.
 PROFILE_INPROC := $(wildcard profile/heapv2_write.c profile/pprof_write.c profile/unbias.c profile/pbwrite.c profile/legacy_write.c)
@@ -96,11 +96,18 @@ $(O)/tsan/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(TSAN) -pthread -MMD -MP -c $< -o $@
 
+# The unit tests link lib/ without the library constructor (they set HEAPTAP_CONF, then call
+# lifecycle_init themselves).
+$(O)/san/lib/lifecycle.o $(O)/tsan/lib/lifecycle.o: CPPFLAGS += -DHEAPTAP_NO_CONSTRUCTOR
+
 # ---- the collector ----
 $(O)/libheaptap.so: $(call pic_obj,$(INPROC_SRC)) lib/heaptap.map
 	$(CC) -shared -Wl,--version-script=lib/heaptap.map -Wl,-z,nodelete -Wl,--build-id -o $@ $(call pic_obj,$(INPROC_SRC)) $(LIB_LIBS)
+# The archive holds one relocatable object: a program that links malloc from it gets the whole
+# collector, its constructor (lib/lifecycle.c) included, never a part of it.
 $(O)/libheaptap.a: $(call pic_obj,$(INPROC_SRC))
-	rm -f $@; ar rcs $@ $^
+	$(CC) -r -nostdlib -o $(O)/pic/heaptap-all.o $^
+	rm -f $@; ar rcs $@ $(O)/pic/heaptap-all.o
 
 # ---- the CLI ----
 $(O)/heaptap: $(call cli_obj,$(TOOL_SRC) $(CLI_MAIN))
@@ -140,7 +147,7 @@ $(patsubst fuzz/fuzz_lib_%.c,$(O)/fuzz/replay_lib_%,$(wildcard fuzz/fuzz_lib_*.c
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(SAN) -pthread -o $@ $< fuzz/replay_main.c $(call san_obj,$(CORE_SRC)) $(LIB_LIBS)
 $(O)/fuzz/libfuzzer_lib_%: fuzz/fuzz_lib_%.c $(CORE_SRC)
 	@mkdir -p $(@D)
-	clang $(CPPFLAGS) -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -o $@ $< $(CORE_SRC) $(LIB_LIBS)
+	clang $(CPPFLAGS) -DHEAPTAP_NO_CONSTRUCTOR -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -o $@ $< $(CORE_SRC) $(LIB_LIBS)
 $(O)/fuzz/replay_%: fuzz/fuzz_%.c fuzz/replay_main.c $(call san_obj,$(TOOL_SRC))
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(SAN) -pthread -o $@ $< fuzz/replay_main.c $(call san_obj,$(TOOL_SRC)) $(CLI_LIBS)

@@ -1,53 +1,59 @@
 /*
- * api.c - the public C API of include/heaptap.h (except heaptap_http_start, which lives
- * with the HTTP server): thin wrappers over collector.h that map its results to the
- * documented return values. No host malloc; none of it is async-signal-safe.
+ * api.c - the public C API of include/heaptap.h: thin wrappers that start the collector if
+ * its constructor has not run yet (lifecycle_init) and map the results of heaptap's own
+ * profiler (collector.h) to the documented return values. No host malloc; none of it is
+ * async-signal-safe.
  */
 #include <errno.h>
 
 #include "../base/outbuf.h"
 #include "../include/heaptap.h"
+#include "attrs.h"
 #include "collector.h"
+#include "dump.h"
+#include "lifecycle.h"
+#include "stats.h"
 
-#define API __attribute__((visibility("default")))
-
-API int heaptap_dump(const char *path)
+HEAPTAP_EXPORT int heaptap_dump(const char *path)
 {
-	collector_init();
+	lifecycle_init();
 	if (!collector_enabled())
 		return -ENOENT;
 	if (path && !path[0])
 		return -EINVAL;
 	/* with path NULL and an empty prof_prefix there is no name to use: -EINVAL */
 	if (path)
-		return collector_dump_path(path) ? -EIO : 0;
-	int rc = collector_dump_named(TRIG_MANUAL, NULL, 0);
+		return dump_path(path) ? -EIO : 0;
+	int rc = collector_dump_manual(NULL, 0);
 	return rc == 0 || rc == -EINVAL ? rc : -EIO;
 }
 
-API int heaptap_set_active(int active)
+HEAPTAP_EXPORT int heaptap_set_active(int active)
 {
+	lifecycle_init();
 	return collector_set_active(active);
 }
 
-API int heaptap_active(void)
+HEAPTAP_EXPORT int heaptap_active(void)
 {
-	collector_init();
+	lifecycle_init();
 	return collector_active();
 }
 
-API int heaptap_reset(unsigned lg_sample)
+HEAPTAP_EXPORT int heaptap_reset(unsigned lg_sample)
 {
+	lifecycle_init();
 	return collector_reset(lg_sample);
 }
 
-API long heaptap_stats_json(char *buf, size_t cap)
+HEAPTAP_EXPORT long heaptap_stats_json(char *buf, size_t cap)
 {
 	if (!buf || cap == 0)
 		return -ENOSPC;
+	lifecycle_init();
 	struct outbuf ob;
 	outbuf_init(&ob, buf, cap - 1, -1);
-	collector_stats_json(&ob);
+	stats_json(&ob);
 	if (ob.truncated) {
 		buf[0] = 0;
 		return -ENOSPC;
@@ -56,7 +62,13 @@ API long heaptap_stats_json(char *buf, size_t cap)
 	return (long)ob.len;
 }
 
-API const char *heaptap_version(void)
+HEAPTAP_EXPORT int heaptap_http_start(const char *addr)
+{
+	lifecycle_init();
+	return lifecycle_http_start(addr);
+}
+
+HEAPTAP_EXPORT const char *heaptap_version(void)
 {
 	return HEAPTAP_VERSION;
 }

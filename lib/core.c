@@ -1,12 +1,13 @@
 /*
- * core.c - the collector's heart: process and thread initialisation, the per-thread byte
- * countdown, the sampled-allocation and sampled-free slow paths that update the stack and
- * live tables, the sampling switch and rate, fork and exit handling.
+ * core.c - the sampling core of core.h: sampler initialisation, thread start and exit, the
+ * per-thread byte countdown, the sampled-allocation and sampled-free slow paths that update
+ * the stack and live tables under the table lock, the interval byte count, and the sampling
+ * switch and rate.
  *
- * The fast paths are in interpose.c; formatting and files are in dump.c; statistics in
- * stats.c; the background thread in trigger.c. Locks, in rank order: dump lock (dump.c) >
- * table lock (here) > thread registry lock (stats.c). The table lock is never held while
- * calling the real allocator, unwinding or writing. Nothing here calls the host's malloc.
+ * The fast paths are in interpose.c; dumps in dump.c; statistics in stats.c; the process life
+ * cycle (constructor, fork, exit) in lifecycle.c. The table lock (LOCKRANK_TABLES) is never
+ * held while calling the real allocator, unwinding or writing. Nothing here calls the host's
+ * malloc.
  */
 #include "core.h"
 
@@ -21,44 +22,45 @@
 
 #include "../base/outbuf.h"
 #include "../profile/unbias.h"
-#include "cfi.h"
-#include "collector.h"
-#include "internal.h"
+#include "doorbell.h"
 #include "livetab.h"
+#include "lockrank.h"
 #include "maps.h"
 #include "options.h"
 #include "real.h"
 #include "sampler.h"
 #include "stacktab.h"
 #include "sys.h"
+#include "threads.h"
 #include "unwind.h"
 
-__thread struct tstate core_tls __attribute__((tls_model("initial-exec")));
 
 struct core_state core;
 struct core_exact core_exact;
 
-static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct ranked_mutex table_lock = RANKED_MUTEX_INITIALIZER(LOCKRANK_TABLES);
 static pthread_key_t thread_key;
 static int init_state; /* 0 not started, 1 running, 2 done (atomic) */
 static int log_once_live_full, log_once_stacks_full;
+static uint64_t alloc_total;   /* bytes allocated, folded by threads (atomic) */
+static uint64_t next_interval; /* alloc_total at which the next interval dump is due (atomic) */
 
 /* "Never sample again" countdown: large but far from overflow. */
 #define FAR ((uint64_t)1 << 62)
 
 void core_lock_tables(void)
 {
-	pthread_mutex_lock(&table_lock);
+	lockrank_lock(&table_lock);
 }
 
 void core_unlock_tables(void)
 {
-	pthread_mutex_unlock(&table_lock);
+	lockrank_unlock(&table_lock);
 }
 
-int64_t core_start_time_ns(void)
+void core_set_hook(void (*fn)(void))
 {
-	return core.start_time_ns;
+	__atomic_store_n(&core.on_event, fn, __ATOMIC_RELEASE);
 }
 
 /* ---- thread life ---- */
@@ -66,62 +68,44 @@ int64_t core_start_time_ns(void)
 static void thread_exit(void *arg)
 {
 	struct tstate *t = arg;
-	t->depth++;
-	stats_thread_exit(t);
-	t->state = 2;
+	tstate_enter();
+	threads_unregister(t);
+	t->state = TSTATE_EXITED;
 	t->until = core_exact.on ? 0 : FAR;
 	t->armed = t->until;
-	t->depth--;
+	tstate_leave();
 }
 
-static void fork_prepare(void)
+void core_fork_prepare(void)
 {
-	core_tls.depth++;
-	dump_fork_prepare();
-	pthread_mutex_lock(&table_lock);
-	stats_fork_prepare();
+	lockrank_lock(&table_lock);
 }
 
-static void fork_parent(void)
+void core_fork_parent(void)
 {
-	stats_fork_parent();
-	pthread_mutex_unlock(&table_lock);
-	dump_fork_parent();
-	core_tls.depth--;
+	lockrank_unlock(&table_lock);
 }
 
-static void fork_child(void)
+void core_fork_child(void)
 {
-	stats_fork_child(&core_tls);
-	pthread_mutex_unlock(&table_lock);
-	dump_fork_child();
-	trigger_fork_child();
-	cfi_fork_child();
-	core_tls.depth--;
+	lockrank_unlock(&table_lock);
 }
 
-static void at_exit(void)
-{
-	core_tls.depth++;
-	dump_final();
-	core_tls.depth--;
-}
-
-void collector_init(void)
+int core_init(void)
 {
 	int st = __atomic_load_n(&init_state, __ATOMIC_ACQUIRE);
 	if (st == 2)
-		return;
+		return 1;
 	st = 0;
 	if (!__atomic_compare_exchange_n(&init_state, &st, 1, 0, __ATOMIC_ACQ_REL,
 	                                 __ATOMIC_ACQUIRE)) {
-		if (core_tls.depth)
-			return; /* re-entered from our own initialisation */
+		if (tstate_inside())
+			return 0; /* re-entered from our own initialisation */
 		while (__atomic_load_n(&init_state, __ATOMIC_ACQUIRE) != 2)
 			sched_yield();
-		return;
+		return 1;
 	}
-	core_tls.depth++;
+	tstate_enter();
 	real_resolve();
 	options_load();
 	const struct options *o = options_get();
@@ -147,9 +131,8 @@ void collector_init(void)
 	if (core.enabled) {
 		unwind_init();
 		pthread_key_create(&thread_key, thread_exit);
-		pthread_atfork(fork_prepare, fork_parent, fork_child);
-		atexit(at_exit);
-		trigger_init();
+		if (o->lg_prof_interval >= 0)
+			next_interval = (uint64_t)1 << o->lg_prof_interval;
 	}
 	if (o->verbose) {
 		char num[24], pid[24];
@@ -160,27 +143,39 @@ void collector_init(void)
 		                     : NULL);
 		sys_log("mean sample interval R = ", num, " bytes");
 	}
-	core_tls.depth--;
+	tstate_leave();
 	__atomic_store_n(&init_state, 2, __ATOMIC_RELEASE);
-}
-
-int collector_enabled(void)
-{
-	return core.enabled;
+	return 1;
 }
 
 static void thread_start(struct tstate *t)
 {
-	collector_init();
-	if (__atomic_load_n(&init_state, __ATOMIC_ACQUIRE) != 2)
+	if (!core_init())
 		return; /* inside our own init: try again later */
 	sampler_seed(&t->rng, (uint64_t)(uintptr_t)t ^ ((uint64_t)syscall(SYS_gettid) << 32));
-	t->state = 1;
+	t->state = TSTATE_RUNNING;
 	t->gen = 0; /* forces arming below */
 	if (core.enabled) {
-		stats_thread_start(t);
+		threads_register(t);
 		pthread_setspecific(thread_key, t);
 	}
+}
+
+/* Folds nbytes allocated into the process total and rings for an interval dump at each
+   crossing of a multiple of 2^lg_prof_interval. */
+static void note_allocated(const struct options *o, uint64_t nbytes)
+{
+	uint64_t total = __atomic_add_fetch(&alloc_total, nbytes, __ATOMIC_RELAXED);
+	uint64_t next = __atomic_load_n(&next_interval, __ATOMIC_RELAXED);
+	if (total < next)
+		return;
+	uint64_t step = (uint64_t)1 << o->lg_prof_interval;
+	uint64_t nn = next + step;
+	while (nn <= total)
+		nn += step;
+	if (__atomic_compare_exchange_n(&next_interval, &next, nn, 0, __ATOMIC_ACQ_REL,
+	                                __ATOMIC_RELAXED))
+		doorbell_ring(TRIG_INTERVAL);
 }
 
 /* ---- the countdown ---- */
@@ -191,14 +186,14 @@ static void thread_start(struct tstate *t)
  */
 HEAPTAP_TEXT static int account(struct tstate *t, uint64_t c)
 {
-	if (t->state == 0) {
+	if (t->state == TSTATE_NEW) {
 		thread_start(t);
-		if (t->state == 0) {
+		if (t->state == TSTATE_NEW) {
 			t->until = 0;
 			return 0;
 		}
 	}
-	if (t->state == 2 || !core.enabled) {
+	if (t->state == TSTATE_EXITED || !core.enabled) {
 		t->until = t->armed = core_exact.on ? 0 : FAR;
 		return 0;
 	}
@@ -209,10 +204,11 @@ HEAPTAP_TEXT static int account(struct tstate *t, uint64_t c)
 	t->nbytes += used;
 
 	const struct options *o = options_get();
-	if (o->lg_prof_interval >= 0)
-		trigger_note_allocated(used);
-	if (core.want_background)
-		trigger_ensure_thread();
+	if (o->lg_prof_interval >= 0 && o->prof_prefix[0])
+		note_allocated(o, used);
+	void (*hook)(void) = __atomic_load_n(&core.on_event, __ATOMIC_ACQUIRE);
+	if (hook)
+		hook();
 
 	int sample = 0;
 	uint32_t gen = __atomic_load_n(&core.gen, __ATOMIC_ACQUIRE);
@@ -259,17 +255,17 @@ HEAPTAP_TEXT static int account(struct tstate *t, uint64_t c)
 	return sample;
 }
 
-void core_rearm_all(void)
+static void core_rearm_all(void)
 {
 	__atomic_fetch_add(&core.gen, 1, __ATOMIC_ACQ_REL);
 	/* this thread keeps its count exact; others lose at most what they consumed since arming */
-	struct tstate *t = &core_tls;
+	struct tstate *t = &tstate_tls;
 	if (t->armed > t->until)
 		t->nbytes += t->armed - t->until;
 	t->armed = t->until = 0;
-	stats_zero_countdowns();
-	__atomic_store_n(&core_tls.armed, 0, __ATOMIC_RELAXED);
-	__atomic_store_n(&core_tls.until, 0, __ATOMIC_RELAXED);
+	threads_zero_countdowns();
+	__atomic_store_n(&tstate_tls.armed, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&tstate_tls.until, 0, __ATOMIC_RELAXED);
 }
 
 /* ---- the tables ---- */
@@ -307,18 +303,18 @@ HEAPTAP_TEXT static void record(struct tstate *t, void *p, uint64_t c, const voi
 	le.bytes_fp = (uint64_t)(w * (double)c + 0.5);
 	int gdump = 0;
 
-	pthread_mutex_lock(&table_lock);
+	lockrank_lock(&table_lock);
 	core.samples++;
 	if (core.live.n >= core.live.cap) {
 		core.live.dropped_full++;
-		pthread_mutex_unlock(&table_lock);
+		lockrank_unlock(&table_lock);
 		sys_log_once(&log_once_live_full, "live table full (prof_max_live)",
 		             "; further samples are dropped and counted", NULL);
 		return;
 	}
 	int64_t id = stacktab_intern(&core.stacks, pcs, depth);
 	if (id < 0) {
-		pthread_mutex_unlock(&table_lock);
+		lockrank_unlock(&table_lock);
 		sys_log_once(&log_once_stacks_full, "stack table full (prof_max_stacks)",
 		             "; samples with new stacks are dropped and counted", NULL);
 		return;
@@ -342,9 +338,9 @@ HEAPTAP_TEXT static void record(struct tstate *t, void *p, uint64_t c, const voi
 		core.peak_bytes_fp = core.live_bytes_fp;
 		gdump = core.gdump;
 	}
-	pthread_mutex_unlock(&table_lock);
+	lockrank_unlock(&table_lock);
 	if (gdump)
-		trigger_gdump();
+		doorbell_ring(TRIG_GDUMP);
 }
 
 /*
@@ -357,21 +353,21 @@ static int forget(struct tstate *t, void *p, struct live_entry *out)
 {
 	int found;
 	int nested = t->depth > 0;
-	t->depth++; /* a signal handler's malloc must not try to take the lock we hold */
+	tstate_enter(); /* a signal handler's malloc must not try to take the lock we hold */
 	if (nested) {
-		if (pthread_mutex_trylock(&table_lock) != 0) {
+		if (lockrank_trylock(&table_lock) != 0) {
 			__atomic_fetch_add(&core.reentrant, 1, __ATOMIC_RELAXED);
-			t->depth--;
+			tstate_leave();
 			return 0;
 		}
 	} else {
-		pthread_mutex_lock(&table_lock);
+		lockrank_lock(&table_lock);
 	}
 	found = livetab_remove(&core.live, (uintptr_t)p, out);
 	if (found)
 		unaccount_locked(out);
-	pthread_mutex_unlock(&table_lock);
-	t->depth--;
+	lockrank_unlock(&table_lock);
+	tstate_leave();
 	return found;
 }
 
@@ -379,7 +375,7 @@ static int forget(struct tstate *t, void *p, struct live_entry *out)
 static void restore(const struct live_entry *e)
 {
 	struct live_entry old;
-	pthread_mutex_lock(&table_lock);
+	lockrank_lock(&table_lock);
 	int r = livetab_insert(&core.live, e, &old);
 	if (r >= 0) {
 		if (r == 1)
@@ -391,7 +387,7 @@ static void restore(const struct live_entry *e)
 		core.live_samples++;
 		core.live_bytes_fp += e->bytes_fp;
 	}
-	pthread_mutex_unlock(&table_lock);
+	lockrank_unlock(&table_lock);
 }
 
 /* ---- slow paths ---- */
@@ -440,7 +436,7 @@ static void *exact_realloc(void *p, size_t n)
 	return q;
 }
 
-static void *real_call(enum core_fn fn, size_t n, size_t align)
+static void *real_call(enum interposed_fn fn, size_t n, size_t align)
 {
 	void *p = NULL;
 	switch (fn) {
@@ -469,10 +465,10 @@ static void *early_alloc(size_t n, size_t align)
 }
 
 /* The slow path of every allocation: `alloc` NULL means the malloc family (real_call). */
-HEAPTAP_TEXT static void *alloc_slow(enum core_fn fn, size_t n, size_t align,
+HEAPTAP_TEXT static void *alloc_slow(enum interposed_fn fn, size_t n, size_t align,
                                      void *(*alloc)(size_t, size_t))
 {
-	struct tstate *t = &core_tls;
+	struct tstate *t = &tstate_tls;
 	if (unlikely(!real_ready())) {
 		void *p = early_alloc(n, align);
 		if (p || !real_ready())
@@ -484,24 +480,24 @@ HEAPTAP_TEXT static void *alloc_slow(enum core_fn fn, size_t n, size_t align,
 		exact_add(q);
 		return q;
 	}
-	t->depth++;
+	tstate_enter();
 	uint64_t c = n ? n : 1;
 	int sample = account(t, c);
-	core_count(t, fn, c);
+	tstate_count(t, fn, c);
 	void *p = alloc ? alloc(n, align) : real_call(fn, n, align);
 	exact_add(p);
 	if (p && sample)
 		record(t, p, c, __builtin_frame_address(0));
-	t->depth--;
+	tstate_leave();
 	return p;
 }
 
-HEAPTAP_TEXT void *core_alloc_slow(enum core_fn fn, size_t n, size_t align)
+HEAPTAP_TEXT void *core_alloc_slow(enum interposed_fn fn, size_t n, size_t align)
 {
 	return alloc_slow(fn, n, align, NULL);
 }
 
-HEAPTAP_TEXT void *core_alloc_slow_with(enum core_fn fn, size_t n, size_t align,
+HEAPTAP_TEXT void *core_alloc_slow_with(enum interposed_fn fn, size_t n, size_t align,
                                         void *(*alloc)(size_t, size_t))
 {
 	return alloc_slow(fn, n, align, alloc);
@@ -514,7 +510,7 @@ HEAPTAP_TEXT void core_forget_slow(void *p)
 	struct live_entry e;
 	exact_sub(exact_size(p)); /* the caller's real delete frees it next */
 	if (core.enabled) /* the caller saw livetab_maybe_sampled(p) */
-		forget(&core_tls, p, &e);
+		forget(&tstate_tls, p, &e);
 }
 
 HEAPTAP_TEXT void *core_calloc_slow(size_t nmemb, size_t size)
@@ -534,7 +530,7 @@ HEAPTAP_TEXT void core_free_slow(void *p)
 	if (unlikely(!real_ready()))
 		real_resolve();
 	struct live_entry e;
-	struct tstate *t = &core_tls;
+	struct tstate *t = &tstate_tls;
 	if (core.enabled) /* free saw livetab_maybe_sampled(p) */
 		forget(t, p, &e);
 	exact_sub(exact_size(p));
@@ -543,7 +539,7 @@ HEAPTAP_TEXT void core_free_slow(void *p)
 
 HEAPTAP_TEXT void *core_realloc_slow(void *p, size_t n)
 {
-	struct tstate *t = &core_tls;
+	struct tstate *t = &tstate_tls;
 	if (unlikely(!real_ready()) || real_pool_owns(p)) {
 		if (!real_ready()) {
 			void *q = early_alloc(n, 0);
@@ -571,44 +567,43 @@ HEAPTAP_TEXT void *core_realloc_slow(void *p, size_t n)
 		__atomic_fetch_add(&core.reentrant, 1, __ATOMIC_RELAXED);
 		return exact_realloc(p, n);
 	}
-	t->depth++;
+	tstate_enter();
 	uint64_t c = n ? n : 1;
 	int sample = n ? account(t, c) : 0;
-	core_count(t, FN_REALLOC, c);
+	tstate_count(t, FN_REALLOC, c);
 	void *q = exact_realloc(p, n);
 	if (!q && n && had)
 		restore(&old);
 	if (q && sample)
 		record(t, q, c, __builtin_frame_address(0));
-	t->depth--;
+	tstate_leave();
 	return q;
 }
 
 void core_note_dlclose(void *handle)
 {
-	core_tls.depth++;
+	tstate_enter();
 	if (real_ready())
 		maps_note_unload(handle);
-	core_tls.depth--;
+	tstate_leave();
 }
 
 /* ---- switches ---- */
 
-int collector_set_active(int on)
+int core_set_active(int on)
 {
-	collector_init();
 	int old = __atomic_exchange_n(&core.active, on ? 1 : 0, __ATOMIC_ACQ_REL);
 	if (old != (on ? 1 : 0))
 		core_rearm_all();
 	return old;
 }
 
-int collector_active(void)
+int core_active(void)
 {
 	return __atomic_load_n(&core.active, __ATOMIC_RELAXED);
 }
 
-unsigned collector_lg_sample(void)
+unsigned core_lg_sample(void)
 {
 	uint64_t p = __atomic_load_n(&core.period, __ATOMIC_RELAXED);
 	unsigned lg = 0;
@@ -617,16 +612,14 @@ unsigned collector_lg_sample(void)
 	return lg;
 }
 
-int collector_reset(unsigned lg_sample)
+int core_reset_tables(unsigned lg_sample)
 {
-	collector_init();
 	if (lg_sample > 62)
 		return -EINVAL;
 	if (!core.enabled)
 		return -ENOENT;
-	core_tls.depth++;
-	dump_lock();
-	pthread_mutex_lock(&table_lock);
+	tstate_enter();
+	lockrank_lock(&table_lock);
 	stacktab_clear(&core.stacks);
 	livetab_clear(&core.live);
 	core.live_bytes_fp = 0;
@@ -634,9 +627,8 @@ int collector_reset(unsigned lg_sample)
 	core.live_samples = 0;
 	__atomic_store_n(&core.period, (uint64_t)1 << lg_sample, __ATOMIC_RELAXED);
 	options_mut()->lg_prof_sample = lg_sample;
-	pthread_mutex_unlock(&table_lock);
-	dump_unlock();
+	lockrank_unlock(&table_lock);
 	core_rearm_all();
-	core_tls.depth--;
+	tstate_leave();
 	return 0;
 }

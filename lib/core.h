@@ -1,11 +1,15 @@
 /*
- * core.h - the collector's per-thread state and the slow paths the interposers call.
+ * core.h - the collector's sampling core: process and thread initialisation of the sampler,
+ * the per-thread byte countdown and its one fast-path helper, the slow paths the interposers
+ * call (first call of a thread, sampling, sampled frees, re-arming after a rate change,
+ * reentrant calls from inside the profiler), the stack and live tables under the table lock,
+ * and the sampling switch and rate.
  *
- * interpose.c's fast path reads and decrements `core_tls.until` (bytes until the next
- * event) and forwards to the real allocator; everything else (first call of a thread,
- * sampling, sampled frees, re-arming after a rate change, reentrant calls from inside the
- * profiler) goes through the core_*_slow functions of core.c. Not the tables (stacktab.h,
- * livetab.h) and not the dump machinery (dump.c). Nothing here calls the host's malloc.
+ * Not the dump machinery (dump.h), not the statistics (stats.h), not the process life cycle
+ * (lifecycle.h: constructor, fork, exit). It calls down only (tables, unwinder, sampler,
+ * real allocator, doorbell, thread registry); where it needs something only the top can do
+ * (start the background thread lazily, e.g. in a forked child) it calls the hook lifecycle.c
+ * installs. Nothing here calls the host's malloc.
  */
 #ifndef HEAPTAP_LIB_CORE_H
 #define HEAPTAP_LIB_CORE_H
@@ -13,75 +17,78 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Code of the profiler's own frames: stripped from the front of every captured stack. */
-#define HEAPTAP_TEXT __attribute__((section("heaptap_text"), noinline))
-#define likely(x) __builtin_expect(!!(x), 1)
-#define unlikely(x) __builtin_expect(!!(x), 0)
-
-/* Which interposed function was called (statistics index). */
-enum core_fn {
-	FN_MALLOC, FN_FREE, FN_CALLOC, FN_REALLOC, FN_REALLOCARRAY, FN_POSIX_MEMALIGN,
-	FN_ALIGNED_ALLOC, FN_MEMALIGN, FN_VALLOC, FN_PVALLOC, FN_USABLE_SIZE, FN_NEW, FN_DELETE,
-	FN_COUNT
-};
-
-#define CORE_HIST_BUCKETS 48
+#include "attrs.h"
+#include "livetab.h"
+#include "stacktab.h"
+#include "tstate.h"
 
 /*
- * One thread's state; lives in initial-exec TLS (core_tls), registered with stats.c.
- * The fast path lets a request of n >= 1 bytes through when n - 1 < until (unsigned), then
- * subtracts n: `until` is one less than the bytes left before the next slow-path event, so
- * 0 means "go slow" and a request of 0 bytes (n - 1 wraps) always goes slow, without a branch
- * or a cmov for it. malloc's requests are counted only in malloc_hist (indexed by
- * floor(log2 n), 64 entries: no clamp), so the malloc fast path does one increment for both
- * its call count and its size histogram; stats.c adds malloc_hist into calls and hist.
+ * The fast path of every interposed allocation: when the request of c bytes does not reach the
+ * next slow-path event, takes it from the countdown, counts it and returns 1; else returns 0
+ * (call the slow path). `until` is one less than the bytes left (tstate.h), so `c - 1 < until`
+ * passes exactly the requests of 1 <= c < bytes left; a request of 0 bytes wraps to the
+ * largest value and goes slow, where it counts as 1 byte. The one place the countdown is
+ * written on the fast path.
  */
-struct tstate {
-	uint64_t until;        /* bytes before the next slow-path event, minus 1; 0 = go slow */
-	uint64_t calls[FN_COUNT]; /* calls[FN_MALLOC] stays 0: see malloc_hist */
-	uint64_t hist[CORE_HIST_BUCKETS]; /* requests by floor(log2(size)), except malloc's */
-	uint64_t malloc_hist[64]; /* malloc requests by floor(log2(size)) */
-	/* slow-path only below */
-	uint64_t armed;        /* value `until` had when last armed (bytes consumed = armed - until) */
-	uint64_t sample_left;  /* bytes before the next sample */
-	uint64_t interval_left;/* bytes before this thread folds its count into the global one */
-	uint64_t nbytes;       /* requested bytes allocated, folded so far on the slow path */
-	uint64_t rng;          /* PRNG state */
-	uint32_t depth;        /* reentrancy: > 0 while inside the profiler */
-	uint32_t gen;          /* sampling generation this thread armed under */
-	int state;             /* 0 new, 1 running, 2 exited */
-	int registered;        /* has a slot in the thread registry */
+static inline __attribute__((always_inline)) int core_fast_take(enum interposed_fn fn, uint64_t c)
+{
+	struct tstate *t = &tstate_tls;
+	if (likely(c - 1 < t->until)) {
+		t->until -= c;
+		tstate_count(t, fn, c);
+		return 1;
+	}
+	return 0;
+}
+
+/* The collector's sampling state. Written by core.c only; dump.c and stats.c read it (the
+   tables and the sums under core_lock_tables, the rest with atomic loads). */
+struct core_state {
+	int enabled;             /* opt prof, and the tables exist */
+	int active;              /* sampling switch (atomic) */
+	int accum;               /* maintain alloc_* counts */
+	int gdump;               /* dump on a new high-water mark */
+	uint32_t gen;            /* bumped when every thread must re-arm (atomic) */
+	uint64_t period;         /* R in bytes (atomic) */
+	int64_t start_time_ns;
+	struct stacktab stacks;  /* under the table lock */
+	struct livetab live;     /* under the table lock */
+	uint64_t live_bytes_fp;  /* sum of bytes_fp over live samples (table lock) */
+	uint64_t peak_bytes_fp;  /* its maximum since start/reset */
+	uint64_t live_samples;
+	uint64_t samples;        /* sampled allocations since start */
+	uint64_t reentrant;      /* calls made from inside the profiler, never sampled (atomic) */
+	void (*on_event)(void);  /* the top's hook, called on slow-path events (core_set_hook) */
 };
 
-extern __thread struct tstate core_tls __attribute__((tls_model("initial-exec")));
+extern struct core_state core;
 
-/* Bucket of a request size for the histogram: floor(log2(n)), clamped. */
-static inline unsigned core_hist_bucket(size_t n)
-{
-	unsigned b = n ? 63u - (unsigned)__builtin_clzll((unsigned long long)n) : 0;
-	return b < CORE_HIST_BUCKETS ? b : CORE_HIST_BUCKETS - 1;
-}
+/*
+ * Initialises the sampler if it is not yet: the real allocator, the options, the tables, the
+ * unwinder, the thread-exit key (idempotent, thread-safe; cheap once done). Called by the
+ * first slow-path call of the process, which may come before any constructor has run, and by
+ * lifecycle_init. Returns 1 once initialised, 0 when called re-entrantly from inside its own
+ * initialisation.
+ */
+int core_init(void);
 
-/* Counts one request of c >= 1 bytes made through fn, where the fast paths count it. */
-static inline void core_count(struct tstate *t, enum core_fn fn, uint64_t c)
-{
-	if (fn == FN_MALLOC) {
-		t->malloc_hist[63u - (unsigned)__builtin_clzll((unsigned long long)c)]++;
-	} else {
-		t->calls[fn]++;
-		t->hist[core_hist_bucket(c)]++;
-	}
-}
+/* Installs the hook the slow path calls on every event while it is set (lifecycle.c: start
+   the background thread if it is not running). NULL removes it. */
+void core_set_hook(void (*fn)(void));
 
-/* The slow paths (core.c). `fn` names the interposer for statistics. Each returns what the
+/* The table lock (LOCKRANK_TABLES). */
+void core_lock_tables(void);
+void core_unlock_tables(void);
+
+/* The slow paths. `fn` names the interposer for statistics. Each returns what the
    interposed function must return and never calls the host's malloc recursively. */
-void *core_alloc_slow(enum core_fn fn, size_t nbytes, size_t align);
+void *core_alloc_slow(enum interposed_fn fn, size_t nbytes, size_t align);
 void *core_calloc_slow(size_t nmemb, size_t size);
 /* free's slow path: p is not NULL and livetab_maybe_sampled(p) (free tested both). */
 void core_free_slow(void *p);
 /* As core_alloc_slow, but the block comes from alloc(n, align) (a real operator new: it may
    throw, so call it only with a nothrow one); used where the allocator below is not malloc. */
-void *core_alloc_slow_with(enum core_fn fn, size_t nbytes, size_t align,
+void *core_alloc_slow_with(enum interposed_fn fn, size_t nbytes, size_t align,
                            void *(*alloc)(size_t, size_t));
 /* Removes p from the tables if it was sampled (the caller saw livetab_maybe_sampled(p)),
    without freeing it. For operator delete over an allocator whose delete does not call free. */
@@ -91,9 +98,20 @@ void *core_realloc_slow(void *p, size_t nbytes);
 /* Records an unloaded object before dlclose(handle) runs (maps.c keeps it for later dumps). */
 void core_note_dlclose(void *handle);
 
-/* Makes every registered thread re-arm its countdown on its next allocation (after the rate
-   or the active switch changed). */
-void core_rearm_all(void);
+/* The sampling switch: sets it (0/1) and returns the old state; every thread re-arms. */
+int core_set_active(int on);
+int core_active(void);
+/* log2 of the current mean sample interval. */
+unsigned core_lg_sample(void);
+/* Forgets every sample and sets the interval to 2^lg_sample. The caller holds the dump lock
+   (a dump must not read the tables meanwhile). 0, -EINVAL, or -ENOENT (profiling is off). */
+int core_reset_tables(unsigned lg_sample);
+
+/* Fork: prepare takes the table lock, parent and child release it (the child also gets a
+   fresh interval count). */
+void core_fork_prepare(void);
+void core_fork_parent(void);
+void core_fork_child(void);
 
 /*
  * Exact byte counters of option stats_exact (else all zero and `on` is 0): the usable sizes
@@ -111,8 +129,5 @@ struct core_exact {
 	int64_t peak;            /* maximum of live */
 };
 extern struct core_exact core_exact;
-
-/* Process-wide facts set at init. */
-int64_t core_start_time_ns(void);
 
 #endif

@@ -1,13 +1,8 @@
 /*
- * dump.c - turns the collector's tables into profile files: takes a snapshot of the stack
- * table under the table lock, hands it to the in-process writers (heap_v2, pprof, legacy) as
- * a struct dump_source outside the lock, names files like jemalloc, writes them beside their
- * final name and renames, keeps the newest prof_max_dumps, and does the exit-time final
- * dump and leak summary.
- *
- * Dumps are serialised by the dump lock (rank 1, above the table lock). No host malloc: the
- * snapshot and the map live in mmap'd scratch reused across dumps. Not the triggers
- * (trigger.c) and not the formats (profile/heapv2_write.c and friends).
+ * dump.c - the dumps of dump.h: a snapshot of the stack table taken under the table lock,
+ * handed to the in-process writers as a struct dump_source outside the lock; file names like
+ * jemalloc's; write beside, then rename; retention of the newest prof_max_dumps automatic
+ * dumps; the leak summary. No host malloc.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,14 +16,15 @@
 #include "../profile/heapv2_write.h"
 #include "../profile/legacy_write.h"
 #include "../profile/pprof_write.h"
-#include "collector.h"
-#include "internal.h"
+#include "core.h"
+#include "dump.h"
+#include "lockrank.h"
 #include "maps.h"
 #include "options.h"
 #include "sys.h"
 #include "unwind.h"
 
-static pthread_mutex_t dump_mutex = PTHREAD_MUTEX_INITIALIZER;
+static struct ranked_mutex dump_mutex = RANKED_MUTEX_INITIALIZER(LOCKRANK_DUMP);
 
 /* Snapshot of one stack, taken under the table lock. */
 struct snap {
@@ -48,9 +44,10 @@ static char wbuf[64 * 1024];
 
 /* File naming (under the dump lock). */
 static uint64_t seq;
-static uint64_t kind_seq[6];
-static char (*kept)[600]; /* ring of the newest automatic dumps' base names */
+static uint64_t kind_seq[TRIG_COUNT];
+static char (*kept)[DUMP_PATH_MAX]; /* ring of the newest automatic dumps' base names */
 static uint64_t kept_n, kept_head;
+static struct dump_counts counts;
 
 static int exiting; /* under the dump lock: only the final dump from now on */
 static int log_once_write;
@@ -65,22 +62,22 @@ void dump_set_exiting(void)
 
 void dump_lock(void)
 {
-	pthread_mutex_lock(&dump_mutex);
+	lockrank_lock(&dump_mutex);
 }
 
 void dump_unlock(void)
 {
-	pthread_mutex_unlock(&dump_mutex);
+	lockrank_unlock(&dump_mutex);
 }
 
 void dump_fork_prepare(void)
 {
-	pthread_mutex_lock(&dump_mutex);
+	lockrank_lock(&dump_mutex);
 }
 
 void dump_fork_parent(void)
 {
-	pthread_mutex_unlock(&dump_mutex);
+	lockrank_unlock(&dump_mutex);
 }
 
 void dump_fork_child(void)
@@ -88,7 +85,28 @@ void dump_fork_child(void)
 	seq = 0;
 	memset(kind_seq, 0, sizeof kind_seq);
 	kept_n = kept_head = 0;
-	pthread_mutex_unlock(&dump_mutex);
+	memset(&counts, 0, sizeof counts);
+	lockrank_unlock(&dump_mutex);
+}
+
+/* A dump attempt of trigger trig finished with rc (0 or -errno). */
+static void note_outcome(enum dump_trigger trig, int rc)
+{
+	if (rc == 0) {
+		__atomic_fetch_add(&counts.ok[trig], 1, __ATOMIC_RELAXED);
+	} else {
+		__atomic_fetch_add(&counts.failed[trig], 1, __ATOMIC_RELAXED);
+		__atomic_store_n(&counts.last_errno, -rc, __ATOMIC_RELAXED);
+	}
+}
+
+void dump_get_counts(struct dump_counts *out)
+{
+	for (int i = 0; i < TRIG_COUNT; i++) {
+		out->ok[i] = __atomic_load_n(&counts.ok[i], __ATOMIC_RELAXED);
+		out->failed[i] = __atomic_load_n(&counts.failed[i], __ATOMIC_RELAXED);
+	}
+	out->last_errno = __atomic_load_n(&counts.last_errno, __ATOMIC_RELAXED);
 }
 
 static int for_each_stack(const struct dump_source *src,
@@ -205,19 +223,19 @@ static int write_format(const struct dump_source *src, int fd, enum dump_format 
 	}
 }
 
-int collector_dump_fd(int fd, enum dump_format fmt, const char *trigger)
+int dump_fd(int fd, enum dump_format fmt, const char *why)
 {
-	collector_init();
+	core_init();
 	if (!core.enabled)
 		return -ENOENT;
-	core_tls.depth++;
+	tstate_enter();
 	dump_lock();
 	struct dump_source src;
-	int rc = prepare(&src, trigger ? trigger : "manual");
+	int rc = prepare(&src, why ? why : "manual");
 	if (rc == 0)
 		rc = write_format(&src, fd, fmt);
 	dump_unlock();
-	core_tls.depth--;
+	tstate_leave();
 	return rc;
 }
 
@@ -240,7 +258,7 @@ static const char *errno_text(int e)
 /* Writes one format of src to path atomically (dump lock held). */
 static int write_file(const struct dump_source *src, const char *path, enum dump_format fmt)
 {
-	char tmp[700];
+	char tmp[DUMP_PATH_MAX + 32];
 	char num[24];
 	struct outbuf ob;
 	outbuf_init(&ob, tmp, sizeof tmp - 1, -1);
@@ -277,23 +295,14 @@ static int write_file(const struct dump_source *src, const char *path, enum dump
 	return rc;
 }
 
-static const char kind_letter[] = {'i', 'u', 'm', 'f', 't', 's'};
-static const char *const kind_name[] = {"interval", "gdump", "manual", "final", "time", "signal"};
-
-static int is_automatic(enum dump_trigger trig)
-{
-	return trig == TRIG_INTERVAL || trig == TRIG_GDUMP || trig == TRIG_TIME || trig == TRIG_SIGNAL;
-}
-
 static void unlink_base(const char *base)
 {
-	char p[640];
-	static const char *const ext[] = {".heap", ".pb.gz", ".txt"};
-	for (size_t i = 0; i < 3; i++) {
+	char p[DUMP_PATH_MAX];
+	for (size_t i = 0; i < DUMPFMT_COUNT; i++) {
 		struct outbuf ob;
 		outbuf_init(&ob, p, sizeof p - 1, -1);
 		outbuf_puts(&ob, base);
-		outbuf_puts(&ob, ext[i]);
+		outbuf_puts(&ob, dumpfmt_table[i].ext);
 		if (ob.truncated)
 			continue;
 		p[ob.len] = 0;
@@ -324,25 +333,25 @@ static void retain(const char *base)
 	}
 }
 
-int collector_dump_named(enum dump_trigger trig, char *name, size_t cap)
+int dump_named(enum dump_trigger trig, char *name, size_t cap)
 {
-	collector_init();
+	core_init();
 	if (!core.enabled)
 		return -ENOENT;
 	const struct options *o = options_get();
 	if (!o->prof_prefix[0])
 		return -EINVAL;
-	if ((unsigned)trig > TRIG_SIGNAL)
+	if ((unsigned)trig >= TRIG_COUNT)
 		return -EINVAL;
-	core_tls.depth++;
+	tstate_enter();
 	dump_lock();
 	if (exiting && trig != TRIG_FINAL) {
 		/* a background dump racing with exit would be cut off by _exit: skip it */
 		dump_unlock();
-		core_tls.depth--;
+		tstate_leave();
 		return -ECANCELED;
 	}
-	char base[600];
+	char base[DUMP_PATH_MAX - 8]; /* room for the longest extension */
 	struct outbuf ob;
 	outbuf_init(&ob, base, sizeof base - 1, -1);
 	outbuf_puts(&ob, o->prof_prefix);
@@ -351,7 +360,7 @@ int collector_dump_named(enum dump_trigger trig, char *name, size_t cap)
 	outbuf_putc(&ob, '.');
 	outbuf_u64(&ob, seq++);
 	outbuf_putc(&ob, '.');
-	outbuf_putc(&ob, kind_letter[trig]);
+	outbuf_putc(&ob, trigger_table[trig].letter);
 	if (trig != TRIG_FINAL)
 		outbuf_u64(&ob, kind_seq[trig]++);
 	base[ob.len] = 0;
@@ -359,38 +368,34 @@ int collector_dump_named(enum dump_trigger trig, char *name, size_t cap)
 
 	struct dump_source src;
 	if (rc == 0)
-		rc = prepare(&src, kind_name[trig]);
-	char path[640];
+		rc = prepare(&src, trigger_table[trig].name);
+	char path[DUMP_PATH_MAX];
 	unsigned fmt = o->prof_format ? o->prof_format : DUMP_HEAPV2;
 	int named = 0;
-	static const struct {
-		unsigned bit;
-		const char *ext;
-	} outs[] = {{DUMP_HEAPV2, ".heap"}, {DUMP_PPROF, ".pb.gz"}, {DUMP_LEGACY, ".txt"}};
-	for (size_t i = 0; rc == 0 && i < 3; i++) {
-		if (!(fmt & outs[i].bit))
+	for (size_t i = 0; rc == 0 && i < DUMPFMT_COUNT; i++) {
+		if (!(fmt & dumpfmt_table[i].bit))
 			continue;
 		outbuf_init(&ob, path, sizeof path - 1, -1);
 		outbuf_puts(&ob, base);
-		outbuf_puts(&ob, outs[i].ext);
+		outbuf_puts(&ob, dumpfmt_table[i].ext);
 		path[ob.len] = 0;
-		rc = write_file(&src, path, (enum dump_format)outs[i].bit);
+		rc = write_file(&src, path, dumpfmt_table[i].bit);
 		if (rc == 0 && name && !named) {
 			sys_strlcpy(name, path, cap);
 			named = 1;
 		}
 	}
-	if (rc == 0 && is_automatic(trig))
+	if (rc == 0 && trigger_table[trig].automatic)
 		retain(base);
-	stats_note_dump((int)trig, rc);
+	note_outcome(trig, rc);
 	dump_unlock();
-	core_tls.depth--;
+	tstate_leave();
 	return rc;
 }
 
-int collector_dump_path(const char *path)
+int dump_path(const char *path)
 {
-	collector_init();
+	core_init();
 	if (!core.enabled)
 		return -ENOENT;
 	if (!path || !path[0])
@@ -399,31 +404,22 @@ int collector_dump_path(const char *path)
 	enum dump_format fmt = DUMP_HEAPV2;
 	if ((n > 6 && strcmp(path + n - 6, ".pb.gz") == 0) || (n > 3 && strcmp(path + n - 3, ".pb") == 0))
 		fmt = DUMP_PPROF;
-	core_tls.depth++;
+	tstate_enter();
 	dump_lock();
 	struct dump_source src;
 	int rc = prepare(&src, "manual");
 	if (rc == 0)
 		rc = write_file(&src, path, fmt);
-	stats_note_dump(TRIG_MANUAL, rc);
+	note_outcome(TRIG_MANUAL, rc);
 	dump_unlock();
-	core_tls.depth--;
+	tstate_leave();
 	return rc;
 }
 
-void dump_final(void)
+uint64_t dump_leak_summary(const char *name)
 {
 	if (!core.enabled)
-		return;
-	const struct options *o = options_get();
-	char name[640];
-	name[0] = 0;
-	trigger_drain();
-	dump_set_exiting();
-	if (o->prof_final && o->prof_prefix[0])
-		collector_dump_named(TRIG_FINAL, name, sizeof name);
-	if (!o->prof_leak)
-		return;
+		return 0;
 	uint64_t objs_fp = 0, nbytes = 0, contexts = 0;
 	core_lock_tables();
 	for (uint32_t id = 0; id < core.stacks.n; id++) {
@@ -436,7 +432,7 @@ void dump_final(void)
 	}
 	core_unlock_tables();
 	if (contexts == 0)
-		return; /* like jemalloc: the summary only when something leaked */
+		return 0; /* like jemalloc: the summary only when something leaked */
 	uint64_t objs = (objs_fp + (1u << (STACKTAB_OBJS_SHIFT - 1))) >> STACKTAB_OBJS_SHIFT;
 	char line[1600];
 	struct outbuf ob;
@@ -448,7 +444,7 @@ void dump_final(void)
 	outbuf_puts(&ob, " objects, >= ");
 	outbuf_u64(&ob, contexts);
 	outbuf_puts(&ob, " contexts");
-	if (name[0]) {
+	if (name && name[0]) {
 		outbuf_puts(&ob, "; see: heaptap top ");
 		outbuf_puts(&ob, exe_path);
 		outbuf_putc(&ob, ' ');
@@ -458,6 +454,5 @@ void dump_final(void)
 		ob.len = sizeof line - 2;
 	line[ob.len++] = '\n';
 	(void)write_all(2, line, ob.len);
-	if (o->prof_leak_error && nbytes > 0)
-		_exit(1);
+	return nbytes;
 }

@@ -9,7 +9,7 @@
  * Runs on the server thread; its own code never allocates (posix_spawn's file actions do,
  * inside glibc).
  */
-#include "http_server.h"
+#include "http_mesos.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -23,8 +23,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "collector.h"
+#include "backend.h"
 #include "jemalloc_backend.h"
+#include "rundir.h"
 
 #define MESOS_DEFAULT_SECS 300.0
 #define CLI_TIMEOUT_MS 120000
@@ -57,16 +58,7 @@ static int64_t job_err_ms[2];
 
 static const char *run_dir_file(char *dst, const char *name)
 {
-	const char *dir = http_routes_tmpdir();
-	if (!dir)
-		return NULL;
-	struct outbuf ob;
-	outbuf_init(&ob, dst, 639, -1);
-	outbuf_puts(&ob, dir);
-	outbuf_putc(&ob, '/');
-	outbuf_puts(&ob, name);
-	dst[ob.len] = 0;
-	return dst;
+	return rundir_path(dst, 640, name);
 }
 
 static void reply_json_start(struct http_exchange *x)
@@ -84,19 +76,25 @@ static void bad(struct http_exchange *x, int status, const char *a, const char *
 	outbuf_putc(&x->ob, '\n');
 }
 
+/* 1 when the backend is jemalloc's profiler (its switch may have been set by others). */
+static int jemalloc_mode(void)
+{
+	return backend_get() == &jemalloc_backend;
+}
+
 static int prof_available(void)
 {
-	return http_routes_jemalloc_mode() || collector_enabled();
+	return backend_get()->enabled();
 }
 
 static int set_active(int on)
 {
-	return http_routes_jemalloc_mode() ? jemalloc_backend_set_active(on) : collector_set_active(on);
+	return backend_get()->set_active(on);
 }
 
 static int get_active(void)
 {
-	return http_routes_jemalloc_mode() ? jemalloc_backend_active() : collector_active();
+	return backend_get()->active();
 }
 
 /* Deactivates and dumps the current run into profile.dump. Returns 0 or -errno. */
@@ -108,25 +106,7 @@ static int run_finish(void)
 	text_id = graph_id = -1;
 	if (!run_dir_file(path_raw, "profile.dump"))
 		return -errno;
-	if (http_routes_jemalloc_mode())
-		return jemalloc_backend_dump(path_raw);
-	char tmp[660];
-	struct outbuf ob;
-	outbuf_init(&ob, tmp, sizeof tmp - 1, -1);
-	outbuf_puts(&ob, path_raw);
-	outbuf_puts(&ob, ".tmp");
-	tmp[ob.len] = 0;
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return -errno;
-	int rc = collector_dump_fd(fd, DUMP_HEAPV2, "mesos");
-	if (close(fd) != 0 && rc == 0)
-		rc = -errno;
-	if (rc == 0 && rename(tmp, path_raw) != 0)
-		rc = -errno;
-	if (rc < 0)
-		unlink(tmp);
-	return rc;
+	return backend_get()->dump_path(path_raw);
 }
 
 static void job_poll(int64_t now_ms);
@@ -145,7 +125,7 @@ int64_t http_mesos_tick(int64_t now_ms)
 	return run_end_ms;
 }
 
-void http_mesos_atfork_child(void)
+void http_mesos_fork_child(void)
 {
 	job.pid = 0; /* the parent's child, not ours */
 	run_active = 0;
@@ -183,7 +163,7 @@ static void mesos_start(struct http_exchange *x)
 	if (run_active) {
 		msg = "Heap profiling is already active.";
 	} else {
-		if (http_routes_jemalloc_mode() && jemalloc_backend_active() == 1) {
+		if (jemalloc_mode() && jemalloc_backend_active() == 1) {
 			bad(x, 409, "Heap profiling was started externally.", NULL, NULL);
 			return;
 		}
@@ -230,7 +210,7 @@ static void mesos_stop(struct http_exchange *x)
 		return;
 	}
 	if (!run_active) {
-		if (http_routes_jemalloc_mode() && jemalloc_backend_active() == 1) {
+		if (jemalloc_mode() && jemalloc_backend_active() == 1) {
 			bad(x, 400, "Profiling is active, but was not started by heaptap. "
 			            "Use /heaptap/active?on=0 to stop it.", NULL, NULL);
 			return;
@@ -271,7 +251,7 @@ static void put_bool_or_error(struct http_exchange *x, int v)
 
 static void mesos_state(struct http_exchange *x)
 {
-	const char *dir = last_id >= 0 ? http_routes_tmpdir() : NULL;
+	const char *dir = last_id >= 0 ? rundir_get() : NULL;
 	int64_t now = http_server_now_ms();
 	reply_json_start(x);
 	outbuf_puts(&x->ob, "{\"memory_profiler\": {\"jemalloc_detected\": ");
@@ -305,7 +285,7 @@ static void mesos_state(struct http_exchange *x)
 		outbuf_putc(&x->ob, '}');
 	}
 	outbuf_puts(&x->ob, ", \"heaptap\": {\"backend\": \"");
-	outbuf_puts(&x->ob, http_routes_jemalloc_mode() ? "jemalloc" : "heaptap");
+	outbuf_puts(&x->ob, backend_get()->name);
 	outbuf_puts(&x->ob, "\", \"profiling_enabled\": ");
 	outbuf_puts(&x->ob, prof_available() ? "true" : "false");
 	outbuf_puts(&x->ob, ", \"profiling_active\": ");
@@ -316,9 +296,7 @@ static void mesos_state(struct http_exchange *x)
 static void mesos_statistics(struct http_exchange *x)
 {
 	reply_json_start(x);
-	if (http_routes_jemalloc_mode() && jemalloc_backend_stats_json(&x->ob) == 0)
-		return;
-	collector_stats_json(&x->ob);
+	backend_get()->stats_json(&x->ob);
 	outbuf_putc(&x->ob, '\n');
 }
 

@@ -1,25 +1,20 @@
 /*
- * http_pprof.c - the jeprof remote endpoints (/pprof/heap, /pprof/symbol, /pprof/cmdline)
- * and Go's net/http/pprof layout (/debug/pprof/heap, allocs, symbol, cmdline, index), as
- * FORMATS.md sections 4 and 5.5 describe them.
+ * http_pprof.c - the jeprof and Go pprof endpoints of http_pprof.h.
  *
- * It is not a profile writer: dumps come from collector_dump_fd (or jemalloc's prof.dump)
- * and symbols from symbolz.c. Runs on the server thread; never allocates.
+ * It is not a profile writer: dumps come from the backend (backend.h) and symbols from
+ * symbolz.c. Runs on the server thread; never allocates.
  */
-#include "http_server.h"
+#include "http_pprof.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "collector.h"
-#include "jemalloc_backend.h"
+#include "backend.h"
 #include "symbolz.h"
 #include "sys.h"
 
 static char cmdbuf[65536 + 1]; /* + the NUL sys_read_small adds */
-static unsigned heap_seq;
 
 static void dump_failed(struct http_exchange *x, int rc)
 {
@@ -30,37 +25,9 @@ static void dump_failed(struct http_exchange *x, int rc)
 	outbuf_putc(&x->ob, '\n');
 }
 
-int http_pprof_dump_heapv2(struct http_exchange *x)
-{
-	if (!http_routes_jemalloc_mode())
-		return collector_dump_fd(http_server_body_fd(x), DUMP_HEAPV2, "http");
-	const char *dir = http_routes_tmpdir();
-	if (!dir)
-		return -errno;
-	char path[640];
-	struct outbuf ob;
-	outbuf_init(&ob, path, sizeof path - 1, -1);
-	outbuf_puts(&ob, dir);
-	outbuf_puts(&ob, "/http.");
-	outbuf_u64(&ob, heap_seq++);
-	outbuf_puts(&ob, ".heap");
-	path[ob.len] = 0;
-	int rc = jemalloc_backend_dump(path);
-	if (rc < 0)
-		return rc;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	int e = errno;
-	unlink(path);
-	if (fd < 0)
-		return -e;
-	http_server_body_reset(x);
-	x->file_fd = fd;
-	return 0;
-}
-
 void http_pprof_heap(struct http_exchange *x)
 {
-	int rc = http_pprof_dump_heapv2(x);
+	int rc = backend_get()->dump_fd(http_server_body_fd(x), DUMP_HEAPV2, "http");
 	if (rc < 0)
 		dump_failed(x, rc);
 }
@@ -181,18 +148,19 @@ void http_pprof_go(struct http_exchange *x, const char *name)
 		return;
 	}
 	/* gc=N is accepted and ignored: there is no collector to run in a C heap. */
-	if (http_routes_jemalloc_mode()) {
+	const struct backend *b = backend_get();
+	if (!(b->formats & (debug > 0 ? DUMP_LEGACY : DUMP_PPROF))) {
 		go_error(x, 501, "the jemalloc backend writes heap_v2 only: use /pprof/heap");
 		return;
 	}
 	int rc;
 	if (debug > 0) {
-		rc = collector_dump_fd(http_server_body_fd(x), DUMP_LEGACY, "http");
+		rc = b->dump_fd(http_server_body_fd(x), DUMP_LEGACY, "http");
 	} else {
 		x->ctype = "application/octet-stream";
 		http_server_header(x, "Content-Disposition", allocs ? "attachment; filename=\"allocs\""
 		                                            : "attachment; filename=\"heap\"");
-		rc = collector_dump_fd(http_server_body_fd(x), DUMP_PPROF, "http");
+		rc = b->dump_fd(http_server_body_fd(x), DUMP_PPROF, "http");
 		if (rc == 0 && allocs) {
 			/* Go's allocs profile defaults to alloc_space. A second gzip member holding one
 			   more Profile field, default_sample_type (14) = 3 (the writer's fixed string

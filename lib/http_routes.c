@@ -1,69 +1,21 @@
 /*
- * http_routes.c - the route table of the HTTP control plane and heaptap's own endpoints
- * (/, /heaptap/stats, /heaptap/dump, /heaptap/active, /heaptap/sample), plus the choice of
- * backend (heaptap's sampler or jemalloc's profiler) and the run directory.
+ * http_routes.c - the HTTP application of http_routes.h: the route table and heaptap's own
+ * endpoints (/, /heaptap/stats, /heaptap/dump, /heaptap/active, /heaptap/sample).
  *
  * It is not the server loop (http_server.c) nor the jeprof/Go (http_pprof.c) or Mesos
  * (http_mesos.c) endpoints. Runs on the server thread; never allocates.
  */
-#include "http.h"
-#include "http_server.h"
+#include "http_routes.h"
 
 #include <errno.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
-#include "collector.h"
-#include "core.h"
-#include "heaptap.h"
-#include "jemalloc_backend.h"
-#include "options.h"
-
-static int jemalloc_mode;
-static char tmpdir[512];
-static unsigned dump_seq;
-
-int http_routes_jemalloc_mode(void)
-{
-	return jemalloc_mode;
-}
-
-void http_routes_init(void)
-{
-	jemalloc_mode = jemalloc_backend_detect();
-	/* With jemalloc's profiler in charge, heaptap's own sampler would only double the cost. */
-	if (jemalloc_mode)
-		collector_set_active(0);
-}
-
-void http_routes_atfork_child(void)
-{
-	tmpdir[0] = 0; /* the child gets its own directory (its pid is in the name) */
-	http_mesos_atfork_child();
-}
-
-const char *http_routes_tmpdir(void)
-{
-	if (tmpdir[0])
-		return tmpdir;
-	const char *base = getenv("TMPDIR");
-	if (!base || !*base || strlen(base) > sizeof tmpdir - 64)
-		base = "/tmp";
-	struct outbuf ob;
-	outbuf_init(&ob, tmpdir, sizeof tmpdir - 1, -1);
-	outbuf_puts(&ob, base);
-	outbuf_puts(&ob, "/heaptap.");
-	outbuf_u64(&ob, (uint64_t)getpid());
-	outbuf_puts(&ob, ".XXXXXX");
-	tmpdir[ob.len] = 0;
-	if (!mkdtemp(tmpdir)) {
-		tmpdir[0] = 0;
-		return NULL;
-	}
-	return tmpdir;
-}
+#include "../include/heaptap.h"
+#include "backend.h"
+#include "http_mesos.h"
+#include "http_pprof.h"
+#include "rundir.h"
 
 /* ---- heaptap's own endpoints ---- */
 
@@ -82,41 +34,20 @@ static void json_error(struct http_exchange *x, int status, const char *what, in
 static void route_stats(struct http_exchange *x)
 {
 	x->ctype = "application/json";
-	collector_stats_json(&x->ob);
+	backend_get()->stats_json(&x->ob);
 	outbuf_putc(&x->ob, '\n');
 }
 
 static void route_dump(struct http_exchange *x)
 {
+	const struct backend *b = backend_get();
 	char name[1024];
 	x->ctype = "application/json";
-	if (jemalloc_mode) {
-		const char *dir = http_routes_tmpdir();
-		if (!dir) {
-			json_error(x, 500, "cannot create the run directory", -errno);
-			return;
-		}
-		struct outbuf ob;
-		outbuf_init(&ob, name, sizeof name - 1, -1);
-		outbuf_puts(&ob, dir);
-		outbuf_puts(&ob, "/jeprof.");
-		outbuf_u64(&ob, (uint64_t)getpid());
-		outbuf_putc(&ob, '.');
-		outbuf_u64(&ob, dump_seq++);
-		outbuf_puts(&ob, ".m.heap");
-		name[ob.len] = 0;
-		int rc = jemalloc_backend_dump(name);
-		if (rc < 0) {
-			json_error(x, 500, "jemalloc prof.dump failed", rc);
-			return;
-		}
-	} else {
-		name[0] = 0;
-		int rc = collector_dump_named(TRIG_MANUAL, name, sizeof name);
-		if (rc < 0) {
-			json_error(x, rc == -ENOENT ? 409 : 500, rc == -ENOENT ? "profiling is off" : "dump failed", rc);
-			return;
-		}
+	name[0] = 0;
+	int rc = b->dump_manual(name, sizeof name);
+	if (rc < 0) {
+		json_error(x, rc == -ENOENT ? 409 : 500, rc == -ENOENT ? "profiling is off" : "dump failed", rc);
+		return;
 	}
 	outbuf_puts(&x->ob, "{\"file\": \"");
 	if (name[0] != '/') {
@@ -129,20 +60,16 @@ static void route_dump(struct http_exchange *x)
 	}
 	outbuf_json_str(&x->ob, name);
 	outbuf_puts(&x->ob, "\", \"backend\": \"");
-	outbuf_puts(&x->ob, jemalloc_mode ? "jemalloc" : "heaptap");
+	outbuf_puts(&x->ob, b->name);
 	outbuf_puts(&x->ob, "\"}\n");
-}
-
-static int get_active(void)
-{
-	return jemalloc_mode ? jemalloc_backend_active() : collector_active();
 }
 
 static void route_active(struct http_exchange *x)
 {
 	char v[16];
+	const struct backend *b = backend_get();
 	long n = http_parse_query_get(x->query, x->query_len, "on", v, sizeof v);
-	int old = get_active();
+	int old = b->active();
 	x->ctype = "application/json";
 	if (n >= 0) {
 		int on;
@@ -154,7 +81,7 @@ static void route_active(struct http_exchange *x)
 			json_error(x, 400, "on must be 1 or 0", -EINVAL);
 			return;
 		}
-		int rc = jemalloc_mode ? jemalloc_backend_set_active(on) : collector_set_active(on);
+		int rc = b->set_active(on);
 		if (rc < 0) {
 			json_error(x, 409, "cannot change prof.active", rc);
 			return;
@@ -162,16 +89,17 @@ static void route_active(struct http_exchange *x)
 		old = rc;
 	}
 	outbuf_puts(&x->ob, "{\"active\": ");
-	outbuf_puts(&x->ob, get_active() > 0 ? "true" : "false");
+	outbuf_puts(&x->ob, b->active() > 0 ? "true" : "false");
 	outbuf_puts(&x->ob, ", \"previous\": ");
 	outbuf_puts(&x->ob, old > 0 ? "true" : "false");
 	outbuf_puts(&x->ob, ", \"backend\": \"");
-	outbuf_puts(&x->ob, jemalloc_mode ? "jemalloc" : "heaptap");
+	outbuf_puts(&x->ob, b->name);
 	outbuf_puts(&x->ob, "\"}\n");
 }
 
 static void route_sample(struct http_exchange *x)
 {
+	const struct backend *b = backend_get();
 	char v[16];
 	long n = http_parse_query_get(x->query, x->query_len, "lg", v, sizeof v);
 	x->ctype = "application/json";
@@ -188,19 +116,19 @@ static void route_sample(struct http_exchange *x)
 			json_error(x, 400, "lg must be an integer from 0 to 62", -EINVAL);
 			return;
 		}
-		int rc = jemalloc_mode ? jemalloc_backend_reset(lg) : collector_reset(lg);
+		int rc = b->reset(lg);
 		if (rc < 0) {
 			json_error(x, 409, "cannot reset the profile", rc);
 			return;
 		}
 	}
-	int lg = jemalloc_mode ? jemalloc_backend_lg_sample() : (int)collector_lg_sample();
+	int lg = b->lg_sample();
 	outbuf_puts(&x->ob, "{\"lg_sample\": ");
 	outbuf_i64(&x->ob, lg);
 	outbuf_puts(&x->ob, ", \"reset\": ");
 	outbuf_puts(&x->ob, n >= 0 ? "true" : "false");
 	outbuf_puts(&x->ob, ", \"backend\": \"");
-	outbuf_puts(&x->ob, jemalloc_mode ? "jemalloc" : "heaptap");
+	outbuf_puts(&x->ob, b->name);
 	outbuf_puts(&x->ob, "\"}\n");
 }
 
@@ -208,7 +136,7 @@ static void index_page(struct http_exchange *x)
 {
 	outbuf_puts(&x->ob,
 	            "heaptap " HEAPTAP_VERSION " control plane (backend: ");
-	outbuf_puts(&x->ob, jemalloc_mode ? "jemalloc" : "heaptap");
+	outbuf_puts(&x->ob, backend_get()->name);
 	outbuf_puts(&x->ob,
 	            ")\n\n"
 	            "jeprof:    /pprof/heap  /pprof/symbol (GET, POST)  /pprof/cmdline  /debug/mem/pprof/profile\n"
@@ -220,7 +148,7 @@ static void index_page(struct http_exchange *x)
 	            "heaptap:   /heaptap/stats  /heaptap/dump  /heaptap/active?on=1|0  /heaptap/sample?lg=N\n");
 }
 
-void http_routes_dispatch(struct http_exchange *x)
+static void dispatch(struct http_exchange *x)
 {
 	const char *p = x->path;
 	if (strcmp(p, "/") == 0) {
@@ -258,34 +186,16 @@ void http_routes_dispatch(struct http_exchange *x)
 	}
 }
 
-/* ---- starting from HEAPTAP_CONF (options.h) ---- */
 
-/* Starts the server once the library is loaded, after the collector's own initialisation,
-   from a constructor rather than from inside the first malloc (which may run while the
-   loader holds its locks, where creating a thread is not safe). The collector's constructor
-   (trigger_start) does the same when profiling is on; this one also covers prof:false (the
-   jemalloc backend's configuration), and the later of the two gets a silent -EALREADY. */
-__attribute__((constructor(65535))) static void http_autostart(void)
+static void fork_child(void)
 {
-	const char *conf = getenv("HEAPTAP_CONF");
-	if (!conf || !strstr(conf, "http:"))
-		return; /* nothing to start; and unit tests linking lib/ stay untouched */
-	collector_init();
-	core_tls.depth++; /* pthread_create and dlsym allocate: not the host's allocations */
-	http_start_from_options(); /* -EALREADY when trigger_start (interpose.c) was first */
-	core_tls.depth--;
+	rundir_fork_child(); /* the child gets its own directory (its pid is in the name) */
+	http_mesos_fork_child();
 }
 
-int http_start_from_options(void)
-{
-	const struct options *o = options_get();
-	if (!o || !o->http[0])
-		return 0;
-	return http_start(o->http, o->http_token);
-}
-
-__attribute__((visibility("default"))) int heaptap_http_start(const char *addr)
-{
-	const struct options *o = options_get();
-	return http_start(addr, o ? o->http_token : NULL);
-}
+const struct http_app http_routes_app = {
+	.dispatch = dispatch,
+	.tick = http_mesos_tick,
+	.busy = http_mesos_busy,
+	.fork_child = fork_child,
+};

@@ -1,16 +1,16 @@
 /*
- * http_server.c - the embedded HTTP/1.x server of http.h: one poll()-driven thread, a fixed
- * number of connection slots with fixed head buffers, bodies in mmap'd buffers, replies
+ * http_server.c - the embedded HTTP/1.x server of http_server.h: one poll()-driven thread, a
+ * fixed number of connection slots with fixed head buffers, bodies in mmap'd buffers, replies
  * streamed from a memfd, per-connection deadlines, optional bearer-token check.
  *
- * It is not the routing nor any endpoint (http_routes.c and friends). Every buffer is static
- * or mmap'd, so what clients do cannot grow memory beyond HTTP_SLOTS x (head + body cap +
- * one reply). One request per connection (Connection: close).
+ * It is not the routing nor any endpoint (the application, http_routes.c). Every buffer is
+ * static or mmap'd, so what clients do cannot grow memory beyond HTTP_SLOTS x (head + body cap
+ * + one reply). One request per connection (Connection: close).
  */
-#include "http.h"
 #include "http_server.h"
 
-#include "core.h"
+#include "sys.h"
+#include "tstate.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -71,8 +71,7 @@ static ino_t listen_ino;
 static int bound_port;
 static int bound_loopback;      /* refuse Host names that are not loopback (DNS rebinding) */
 static char token[256];
-static pthread_t server_thread;
-static int atfork_done;
+static const struct http_app *app;
 static int slots_ready;
 
 int64_t http_server_now_ms(void)
@@ -318,7 +317,7 @@ static void conn_handle(struct conn *c)
 	outbuf_init(&x->ob, x->obuf, sizeof x->obuf, c->memfd);
 	http_server_body_reset(x);
 
-	http_routes_dispatch(x);
+	app->dispatch(x);
 
 	if (x->wait) {
 		/* parked until the background job is over; then routed again (server_main) */
@@ -514,13 +513,13 @@ static void *server_main(void *arg)
 	(void)arg;
 	/* Everything this thread allocates (inside libc: posix_spawn, dl_iterate_phdr) is the
 	   profiler's own business: forward it to the real allocator, never sample it. */
-	core_tls.depth++;
+	tstate_enter();
 	for (;;) {
 		int64_t now = http_server_now_ms();
 		int64_t next = now + 1000;
-		int64_t mesos = http_mesos_tick(now);
-		if (mesos >= 0 && mesos < next)
-			next = mesos;
+		int64_t due = app->tick(now);
+		if (due >= 0 && due < next)
+			next = due;
 		int n = 0;
 		int busy = 0;
 		for (int i = 0; i < HTTP_SLOTS; i++) {
@@ -533,7 +532,7 @@ static void *server_main(void *arg)
 				continue;
 			}
 			if (c->state == C_WAIT) {
-				if (!http_mesos_busy())
+				if (!app->busy())
 					conn_handle(c);
 				if (c->state == C_WAIT || c->state == C_FREE)
 					continue; /* nothing to poll on while parked */
@@ -593,7 +592,7 @@ static void *server_main(void *arg)
 
 /* ---- start, fork ---- */
 
-static void http_atfork_child(void)
+void http_server_fork_child(void)
 {
 	if (!atomic_load(&running))
 		return;
@@ -611,7 +610,7 @@ static void http_atfork_child(void)
 		close(listen_fd);
 	listen_fd = -1;
 	bound_port = 0;
-	http_routes_atfork_child();
+	app->fork_child();
 	atomic_store(&running, 0);
 }
 
@@ -639,7 +638,7 @@ static void format_addr(const struct sockaddr_storage *ss, char *out, size_t cap
 	out[ob.len] = 0;
 }
 
-int http_start(const char *addr, const char *tok)
+int http_server_start(const char *addr, const char *tok, const struct http_app *a)
 {
 	struct sockaddr_storage ss;
 	socklen_t sslen;
@@ -693,20 +692,8 @@ int http_start(const char *addr, const char *tok)
 	}
 	listen_fd = fd;
 	listen_ino = fd_ino(fd);
-	http_routes_init();
-	if (!atfork_done) {
-		pthread_atfork(NULL, NULL, http_atfork_child);
-		atfork_done = 1;
-	}
-	sigset_t all, old;
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	pthread_attr_t attr;
-	pthread_attr_init(&attr);
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	int rc = pthread_create(&server_thread, &attr, server_main, NULL);
-	pthread_attr_destroy(&attr);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	app = a;
+	int rc = sys_thread_start(server_main, NULL);
 	if (rc != 0) {
 		log_line("cannot start the server thread", "", "");
 		close(fd);
@@ -720,7 +707,7 @@ int http_start(const char *addr, const char *tok)
 	return 0;
 }
 
-int http_port(void)
+int http_server_port(void)
 {
 	return atomic_load(&running) ? bound_port : 0;
 }

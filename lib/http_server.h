@@ -1,11 +1,15 @@
 /*
- * http_server.h - the contract between the HTTP server loop (http_server.c) and the
- * handlers (http_routes.c, http_pprof.c, http_mesos.c): one struct http_exchange per
- * request, whose body the handler writes into a memfd that the server then streams.
+ * http_server.h - the collector's embedded HTTP/1.x server, generic: it binds, accepts, reads
+ * requests, checks the token and the Host, and streams replies, and knows nothing of the
+ * endpoints. An application (struct http_app: the route table and its clock, http_routes.c)
+ * is handed to it at start; each request reaches the application's dispatch as one struct
+ * http_exchange, whose body the handler writes into a memfd that the server then streams.
  *
- * Handlers run on the server thread, one at a time, and may block it (a dump, a spawned
- * CLI); they must not call malloc themselves and must not keep pointers into the exchange
- * after returning. None of this is async-signal-safe.
+ * The server runs on its own thread (all signals blocked); handlers run there, one at a time,
+ * and may block it (a dump, a spawned CLI); they must not call malloc themselves and must not
+ * keep pointers into the exchange after returning. Starting the server may allocate through
+ * the host's malloc (pthread_create); the server's own code never does. It is not inherited by
+ * a forked child (http_server_fork_child closes the child's copies). Not async-signal-safe.
  */
 #ifndef HEAPTAP_LIB_HTTP_SERVER_H
 #define HEAPTAP_LIB_HTTP_SERVER_H
@@ -33,9 +37,39 @@ struct http_exchange {
 	char obuf[8192];
 	int body_fd;               /* memfd holding the body (owned by the server) */
 	int file_fd;               /* >= 0: serve this file instead of body_fd (the server closes it) */
-	int wait;                  /* 1: no reply yet; route the request again once
-	                              http_mesos_busy() is 0 (a background job is running) */
+	int wait;                  /* 1: no reply yet; dispatch the request again once the
+	                              application's busy() is 0 (a background job is running) */
 };
+
+/* The application the server serves. */
+struct http_app {
+	/* Answers one request (method already checked to be GET, HEAD or POST). */
+	void (*dispatch)(struct http_exchange *x);
+	/* Called at least once a second with the monotonic time in ms; returns the next time it
+	   wants to be called, or -1. */
+	int64_t (*tick)(int64_t now_ms);
+	/* 1 while a background job runs (requests that set `wait` stay parked meanwhile). */
+	int (*busy)(void);
+	/* In a forked child, after the server's sockets are closed. */
+	void (*fork_child)(void);
+};
+
+/*
+ * Binds addr (see http_parse_addr: "6060", ":6060", "127.0.0.1:6060" are loopback; other
+ * interfaces only when named) and starts the server thread serving app. token, when not NULL
+ * or empty, is required on every request as "Authorization: Bearer <token>" or
+ * "?token=<token>". Returns 0, -EALREADY when a server already runs, -EINVAL for a bad
+ * address, or the negative errno of socket/bind/listen (-EADDRINUSE). On a bind failure it
+ * logs one line "heaptap: http: cannot listen on <addr>: <strerror>" to stderr.
+ */
+int http_server_start(const char *addr, const char *token, const struct http_app *app);
+
+/* The bound TCP port, or 0 when no server runs. */
+int http_server_port(void);
+
+/* In a fork child: closes the child's copies of the sockets and memfds, then calls the
+   application's fork_child. */
+void http_server_fork_child(void);
 
 /* Appends "name: value\r\n" to the extra headers (dropped when they do not fit). */
 void http_server_header(struct http_exchange *x, const char *name, const char *value);
@@ -51,41 +85,5 @@ int http_server_body_fd(struct http_exchange *x);
 
 /* Milliseconds on CLOCK_MONOTONIC. */
 int64_t http_server_now_ms(void);
-
-/* ---- http_routes.c ---- */
-
-/* Routes one request (method already checked to be GET, HEAD or POST). */
-void http_routes_dispatch(struct http_exchange *x);
-
-/* The run directory "$TMPDIR/heaptap.<pid>.XXXXXX", created on first use; NULL on failure. */
-const char *http_routes_tmpdir(void);
-
-/* 1 when the endpoints drive jemalloc's profiler rather than heaptap's (decided at start). */
-int http_routes_jemalloc_mode(void);
-
-/* Called once by http_start on the caller's thread (dlsym may allocate). */
-void http_routes_init(void);
-
-/* Forgets the tmp dir and run state (atfork child). */
-void http_routes_atfork_child(void);
-
-/* ---- http_pprof.c: jeprof (/pprof/...) and Go (/debug/pprof/...) endpoints ---- */
-void http_pprof_heap(struct http_exchange *x);          /* /pprof/heap */
-void http_pprof_symbol(struct http_exchange *x);        /* /pprof/symbol, /debug/pprof/symbol */
-void http_pprof_cmdline(struct http_exchange *x, int go_style);
-void http_pprof_go(struct http_exchange *x, const char *name); /* /debug/pprof/<name> */
-void http_pprof_go_index(struct http_exchange *x);
-
-/* Writes a heap_v2 dump (heaptap's or jemalloc's) into the body. Returns 0 or -errno. */
-int http_pprof_dump_heapv2(struct http_exchange *x);
-
-/* ---- http_mesos.c: /memory-profiler/... ---- */
-void http_mesos_dispatch(struct http_exchange *x, const char *route);
-/* Ends a run whose duration elapsed; returns the next deadline (ms) or -1. */
-int64_t http_mesos_tick(int64_t now_ms);
-/* Forgets the run (atfork child: the parent's run is not the child's). */
-void http_mesos_atfork_child(void);
-/* 1 while a background job (the CLI rendering a download) runs. */
-int http_mesos_busy(void);
 
 #endif

@@ -5,8 +5,8 @@
  * core.c. Each free checks the sampled-pointer filter and forwards unless it hits.
  *
  * This file holds nothing else, so every other module links without interposing (unit
- * tests). It also carries the library constructor that starts the collector. All functions
- * live in section heaptap_text, so captured stacks start in the caller.
+ * tests). All functions live in section heaptap_text, so captured stacks start in the caller;
+ * each fast path is core_fast_take (core.h) and a call of the real function.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -16,40 +16,16 @@
 
 #include "cfi.h"
 #include "core.h"
-#include "internal.h"
 #include "livetab.h"
 #include "real.h"
 
-#define EXPORT __attribute__((visibility("default")))
-
-/*
- * Fast-path allocation: the countdown test and decrement, the counters, the real call.
- * `until` is one less than the bytes left (core.h), so `n - 1 < until` passes exactly the
- * requests of 1 <= n < bytes left; a request of 0 bytes wraps to the largest value and goes
- * to the slow path, which counts it as 1 byte.
- */
-#define FAST_ALLOC(fn, n, call)                                          \
-	do {                                                             \
-		struct tstate *t_ = &core_tls;                           \
-		uint64_t c_ = (uint64_t)(n);                             \
-		if (likely(c_ - 1 < t_->until)) {                        \
-			t_->until -= c_;                                 \
-			t_->calls[fn]++;                                 \
-			t_->hist[core_hist_bucket(c_)]++;                \
-			return call;                                     \
-		}                                                        \
-	} while (0)
+#define EXPORT HEAPTAP_EXPORT
 
 /* malloc: one counter (malloc_hist counts calls and sizes at once) and no clamp. */
 HEAPTAP_TEXT EXPORT void *malloc(size_t n)
 {
-	struct tstate *t = &core_tls;
-	uint64_t c = n;
-	if (likely(c - 1 < t->until)) {
-		t->until -= c;
-		t->malloc_hist[63u - (unsigned)__builtin_clzll(c)]++;
+	if (core_fast_take(FN_MALLOC, n))
 		return real.malloc(n);
-	}
 	return core_alloc_slow(FN_MALLOC, n, 0);
 }
 
@@ -61,7 +37,7 @@ HEAPTAP_TEXT EXPORT void *malloc(size_t n)
  */
 HEAPTAP_TEXT EXPORT void free(void *p)
 {
-	core_tls.calls[FN_FREE]++;
+	tstate_tls.calls[FN_FREE]++;
 	if (likely(!livetab_filter_hit(p))) {
 		real.free(p);
 		return;
@@ -87,21 +63,16 @@ HEAPTAP_TEXT EXPORT void *calloc(size_t nmemb, size_t size)
 		errno = ENOMEM;
 		return NULL;
 	}
-	FAST_ALLOC(FN_CALLOC, n, real.calloc(nmemb, size));
+	if (core_fast_take(FN_CALLOC, n))
+		return real.calloc(nmemb, size);
 	return core_calloc_slow(nmemb, size);
 }
 
 HEAPTAP_TEXT EXPORT void *realloc(void *p, size_t n)
 {
-	struct tstate *t = &core_tls;
-	uint64_t c = n;
 	/* p == NULL and pool blocks hit the filter (pinned); n == 0 wraps: both go slow */
-	if (likely(c - 1 < t->until && !livetab_maybe_sampled(p))) {
-		t->until -= c;
-		t->calls[FN_REALLOC]++;
-		t->hist[core_hist_bucket(c)]++;
+	if (likely(!livetab_maybe_sampled(p)) && core_fast_take(FN_REALLOC, n))
 		return real.realloc(p, n);
-	}
 	return core_realloc_slow(p, n);
 }
 
@@ -112,7 +83,7 @@ HEAPTAP_TEXT EXPORT void *reallocarray(void *p, size_t nmemb, size_t size)
 		errno = ENOMEM;
 		return NULL;
 	}
-	core_tls.calls[FN_REALLOCARRAY]++;
+	tstate_tls.calls[FN_REALLOCARRAY]++;
 	return realloc(p, n);
 }
 
@@ -125,14 +96,8 @@ HEAPTAP_TEXT EXPORT int posix_memalign(void **out, size_t align, size_t n)
 {
 	if (bad_align(align) || align % sizeof(void *) != 0)
 		return EINVAL;
-	struct tstate *t = &core_tls;
-	uint64_t c = n;
-	if (likely(c - 1 < t->until)) {
-		t->until -= c;
-		t->calls[FN_POSIX_MEMALIGN]++;
-		t->hist[core_hist_bucket(c)]++;
+	if (core_fast_take(FN_POSIX_MEMALIGN, n))
 		return real.posix_memalign(out, align, n);
-	}
 	void *p = core_alloc_slow(FN_POSIX_MEMALIGN, n, align);
 	if (!p)
 		return ENOMEM;
@@ -146,7 +111,8 @@ HEAPTAP_TEXT EXPORT void *aligned_alloc(size_t align, size_t n)
 		errno = EINVAL;
 		return NULL;
 	}
-	FAST_ALLOC(FN_ALIGNED_ALLOC, n, real.aligned_alloc(align, n));
+	if (core_fast_take(FN_ALIGNED_ALLOC, n))
+		return real.aligned_alloc(align, n);
 	return core_alloc_slow(FN_ALIGNED_ALLOC, n, align);
 }
 
@@ -156,7 +122,8 @@ HEAPTAP_TEXT EXPORT void *memalign(size_t align, size_t n)
 		errno = EINVAL;
 		return NULL;
 	}
-	FAST_ALLOC(FN_MEMALIGN, n, real.memalign(align, n));
+	if (core_fast_take(FN_MEMALIGN, n))
+		return real.memalign(align, n);
 	return core_alloc_slow(FN_MEMALIGN, n, align);
 }
 
@@ -171,7 +138,8 @@ static size_t page_size(void)
 HEAPTAP_TEXT EXPORT void *valloc(size_t n)
 {
 	size_t ps = page_size();
-	FAST_ALLOC(FN_VALLOC, n, real.memalign(ps, n));
+	if (core_fast_take(FN_VALLOC, n))
+		return real.memalign(ps, n);
 	return core_alloc_slow(FN_VALLOC, n, ps);
 }
 
@@ -185,7 +153,8 @@ HEAPTAP_TEXT EXPORT void *pvalloc(size_t n)
 	}
 	if (r == 0)
 		r = ps;
-	FAST_ALLOC(FN_PVALLOC, r, real.memalign(ps, r));
+	if (core_fast_take(FN_PVALLOC, r))
+		return real.memalign(ps, r);
 	return core_alloc_slow(FN_PVALLOC, r, ps);
 }
 
@@ -197,7 +166,7 @@ HEAPTAP_TEXT EXPORT size_t malloc_usable_size(void *p)
 		return real_pool_size(p);
 	if (unlikely(!real_ready()))
 		real_resolve();
-	core_tls.calls[FN_USABLE_SIZE]++;
+	tstate_tls.calls[FN_USABLE_SIZE]++;
 	return real.malloc_usable_size(p);
 }
 
@@ -209,9 +178,4 @@ HEAPTAP_TEXT EXPORT int dlclose(void *handle)
 	int r = real.dlclose(handle);
 	cfi_forget_all(); /* the unloaded code's addresses may be reused by the next dlopen */
 	return r;
-}
-
-__attribute__((constructor)) static void heaptap_start(void)
-{
-	trigger_start();
 }

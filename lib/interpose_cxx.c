@@ -22,11 +22,10 @@
 #include <unistd.h>
 
 #include "core.h"
-#include "internal.h"
 #include "livetab.h"
 #include "real.h"
 
-#define EXPORT __attribute__((visibility("default")))
+#define EXPORT HEAPTAP_EXPORT
 
 
 /* std::nothrow is an empty object; the real functions never read it. */
@@ -82,19 +81,13 @@ HEAPTAP_TEXT static void *slow_new_arr_al(size_t n, size_t al)
 }
 
 /*
- * The common body of the counted case: the fast path (as interpose.c's FAST_ALLOC) forwards
- * to `call`; the slow path samples through `slow` (nothrow).
+ * The common body of the counted case: the fast path (core_fast_take) forwards to `call`; the
+ * slow path samples through `slow` (nothrow).
  */
 #define NEW_COUNTED(n, align, call, slow)                                \
 	do {                                                             \
-		struct tstate *t_ = &core_tls;                           \
-		uint64_t c_ = (uint64_t)(n);                             \
-		if (likely(c_ - 1 < t_->until)) {                        \
-			t_->until -= c_;                                 \
-			t_->calls[FN_NEW]++;                             \
-			t_->hist[core_hist_bucket(c_)]++;                \
+		if (core_fast_take(FN_NEW, (n)))                         \
 			return call;                                     \
-		}                                                        \
 		void *p_ = core_alloc_slow_with(FN_NEW, (n), (align), slow); \
 		if (p_)                                                  \
 			return p_;                                       \
@@ -112,7 +105,7 @@ HEAPTAP_TEXT static void *new_throwing(enum real_cxx id, size_t n,
 	if (real_cxx.counts[id])
 		NEW_COUNTED(n, 0, f(n), slow);
 	else
-		core_tls.calls[FN_NEW]++;
+		tstate_tls.calls[FN_NEW]++;
 	return f(n);
 }
 
@@ -136,7 +129,7 @@ HEAPTAP_TEXT static void *new_al_throwing(enum real_cxx id, size_t n, size_t al,
 	if (real_cxx.counts[id])
 		NEW_COUNTED(n, al, f(n, al), slow);
 	else
-		core_tls.calls[FN_NEW]++;
+		tstate_tls.calls[FN_NEW]++;
 	return f(n, al);
 }
 
@@ -163,7 +156,7 @@ HEAPTAP_TEXT static void *new_nothrow(enum real_cxx id, size_t n, const void *ta
 		NEW_COUNTED(n, 0, f(n, tag), slow);
 		return NULL; /* the slow path's nothrow allocation failed */
 	}
-	core_tls.calls[FN_NEW]++;
+	tstate_tls.calls[FN_NEW]++;
 	return f(n, tag);
 }
 
@@ -188,7 +181,7 @@ HEAPTAP_TEXT static void *new_al_nothrow(enum real_cxx id, size_t n, size_t al,
 		NEW_COUNTED(n, al, f(n, al, tag), slow);
 		return NULL;
 	}
-	core_tls.calls[FN_NEW]++;
+	tstate_tls.calls[FN_NEW]++;
 	return f(n, al, tag);
 }
 
@@ -214,7 +207,7 @@ HEAPTAP_TEXT EXPORT void *_ZnamSt11align_val_tRKSt9nothrow_t(size_t n, size_t al
 HEAPTAP_TEXT static int delete_head(enum real_cxx id, void *p)
 {
 	ensure_real();
-	core_tls.calls[FN_DELETE]++;
+	tstate_tls.calls[FN_DELETE]++;
 	if (unlikely(!real_cxx.fn[id])) {
 		free(p);
 		return 0;

@@ -1,7 +1,7 @@
 /*
  * jemalloc_backend.h - drives jemalloc's own profiler through mallctl when the host runs on
  * a jemalloc built with profiling and started with opt.prof (MALLOC_CONF=prof:true), so the
- * HTTP endpoints serve jemalloc's dumps instead of heaptap's.
+ * control plane serves jemalloc's dumps instead of heaptap's.
  *
  * It is not an allocator shim: it only looks up mallctl / malloc_stats_print (plain,
  * "_rjem_" or "je_" prefixed) with dlsym and calls them. Call jemalloc_backend_detect once
@@ -12,6 +12,7 @@
 #define HEAPTAP_LIB_JEMALLOC_BACKEND_H
 
 #include "../base/outbuf.h"
+#include "backend.h"
 
 /* Looks the symbols up (idempotent). Returns 1 when jemalloc's mallctl was found and
    opt.prof reads true (the backend is usable), else 0. */
@@ -46,5 +47,10 @@ const char *jemalloc_backend_string(const char *name);
 /* Appends malloc_stats_print(..., "J") output (jemalloc's statistics JSON) to ob.
    Returns 0, or -ENOSYS when malloc_stats_print is missing. */
 int jemalloc_backend_stats_json(struct outbuf *ob);
+
+/* jemalloc's profiler as a backend (backend.h): heap_v2 only, dumped by prof.dump into the run
+   directory (rundir.h) and copied from there; statistics from malloc_stats_print, else
+   heaptap's. */
+extern const struct backend jemalloc_backend;
 
 #endif

@@ -256,13 +256,3 @@ int livetab_remove(struct livetab *t, uintptr_t ptr, struct live_entry *out)
 	filter_dec(ptr);
 	return 1;
 }
-
-void livetab_for_each(struct livetab *t, void (*fn)(void *ctx, const struct live_entry *e),
-                      void *ctx)
-{
-	if (!t->slots || t->n == 0)
-		return;
-	for (uint64_t i = 0; i <= t->mask; i++)
-		if (t->slots[i].ptr)
-			fn(ctx, &t->slots[i]);
-}

@@ -151,8 +151,4 @@ int livetab_insert(struct livetab *t, const struct live_entry *e, struct live_en
 /* Removes ptr; returns 1 and copies the entry to *out when it was there, else 0. */
 int livetab_remove(struct livetab *t, uintptr_t ptr, struct live_entry *out);
 
-/* Calls fn for every entry (dump-time iteration, e.g. leak reports). */
-void livetab_for_each(struct livetab *t, void (*fn)(void *ctx, const struct live_entry *e),
-                      void *ctx);
-
 #endif

@@ -1,7 +1,7 @@
 /*
  * options.c - parses HEAPTAP_CONF into struct options (options.h) with a hand-written,
  * locale-free scanner, and holds the process's parsed options. Never allocates; messages go
- * out with write(2). Not the place where options take effect (core.c, dump.c, trigger.c).
+ * out with write(2). Not the place where options take effect (core.c, dump.c, bgthread.c, lifecycle.c).
  */
 #include "options.h"
 
@@ -13,7 +13,7 @@
 #include "../base/digits.h"
 
 #include "../base/outbuf.h"
-#include "collector.h"
+#include "dumpfmt.h"
 #include "sys.h"
 
 extern char **environ;
@@ -166,14 +166,12 @@ static int parse_format(struct span v, unsigned *out)
 		while (j < v.n && v.p[j] != '+')
 			j++;
 		struct span tok = {v.p + i, j - i};
-		if (span_eq(tok, "heap_v2"))
-			f |= DUMP_HEAPV2;
-		else if (span_eq(tok, "pprof"))
-			f |= DUMP_PPROF;
-		else if (span_eq(tok, "legacy"))
-			f |= DUMP_LEGACY;
-		else
+		size_t k = 0;
+		while (k < DUMPFMT_COUNT && !span_eq(tok, dumpfmt_table[k].name))
+			k++;
+		if (k == DUMPFMT_COUNT)
 			return -1;
+		f |= dumpfmt_table[k].bit;
 		i = j + 1;
 	}
 	*out = f;

@@ -30,7 +30,7 @@ struct options {
 	uint64_t prof_time_interval_ms; /* periodic dumps, 0 off */
 	int prof_signal;             /* signal number that triggers a dump, 0 off */
 	uint64_t prof_max_dumps;     /* keep only the newest N automatic dumps, 0 unlimited */
-	unsigned prof_format;        /* DUMP_* bits of collector.h (DUMP_HEAPV2) */
+	unsigned prof_format;        /* DUMP_* bits of dumpfmt.h (DUMP_HEAPV2) */
 	int prof_unwind;             /* enum unwind_mode (UNWIND_DWARF: cfi.c, libunwind when it cannot) */
 	unsigned prof_bt_max;        /* frames per stack, 1..256 (128) */
 	uint64_t prof_max_stacks;    /* stack table capacity (65536) */
@@ -51,7 +51,7 @@ void options_init(struct options *o);
  */
 int options_parse(struct options *o, const char *conf, int errfd);
 
-/* The options in force in this process (valid after collector_init). */
+/* The options in force in this process (valid after core_init). */
 const struct options *options_get(void);
 
 /* The HEAPTAP_CONF spelling of an enum unwind_mode. */

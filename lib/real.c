@@ -9,6 +9,7 @@
 
 #include <dlfcn.h>
 #include <sched.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 #include <unistd.h>
@@ -88,15 +89,9 @@ static void *sym(const char *name)
 
 struct real_cxx_fns real_cxx;
 
-const char *const real_cxx_names[RCXX_COUNT] = {
-	"_Znwm", "_Znam", "_ZnwmRKSt9nothrow_t", "_ZnamRKSt9nothrow_t",
-	"_ZnwmSt11align_val_t", "_ZnamSt11align_val_t",
-	"_ZnwmSt11align_val_tRKSt9nothrow_t", "_ZnamSt11align_val_tRKSt9nothrow_t",
-	"_ZdlPv", "_ZdaPv", "_ZdlPvRKSt9nothrow_t", "_ZdaPvRKSt9nothrow_t", "_ZdlPvm", "_ZdaPvm",
-	"_ZdlPvSt11align_val_t", "_ZdaPvSt11align_val_t",
-	"_ZdlPvSt11align_val_tRKSt9nothrow_t", "_ZdaPvSt11align_val_tRKSt9nothrow_t",
-	"_ZdlPvmSt11align_val_t", "_ZdaPvmSt11align_val_t",
-};
+#define CXXOPS_NAME_(id, name) [id] = #name,
+static const char *const cxx_names[RCXX_COUNT] = {CXX_OPERATORS(CXXOPS_NAME_)};
+#undef CXXOPS_NAME_
 
 /* Base address of the object that defines `fn`, or NULL. */
 static void *object_of(void *fn)
@@ -113,7 +108,7 @@ static void resolve_cxx(void *malloc_fn)
 {
 	void *malloc_obj = object_of(malloc_fn);
 	for (int i = 0; i < RCXX_COUNT; i++) {
-		void *f = sym(real_cxx_names[i]);
+		void *f = sym(cxx_names[i]);
 		real_cxx.fn[i] = f;
 		real_cxx.counts[i] = f && malloc_obj && object_of(f) == malloc_obj;
 	}
@@ -125,6 +120,19 @@ static void resolve_cxx(void *malloc_fn)
 		if (!real_cxx.fn[twin[i][1]])
 			real_cxx.counts[twin[i][0]] = 0;
 }
+
+/* The functions looked up below heaptap: the field of struct real_fns each fills, and whether
+   heaptap cannot work without it (the others get the fallbacks above). */
+static const struct {
+	const char *name;
+	size_t offset;
+	int required;
+} hooks[] = {
+#define HOOK(fn, required) {#fn, offsetof(struct real_fns, fn), required},
+	HOOK(malloc, 1) HOOK(free, 1) HOOK(calloc, 1) HOOK(realloc, 1) HOOK(posix_memalign, 1)
+	HOOK(aligned_alloc, 0) HOOK(memalign, 0) HOOK(malloc_usable_size, 0) HOOK(dlclose, 1)
+#undef HOOK
+};
 
 void real_resolve(void)
 {
@@ -146,33 +154,24 @@ void real_resolve(void)
 	livetab_filter_pin(NULL, 1);
 	livetab_filter_pin(real_pool, REAL_POOL_BYTES);
 	struct real_fns r;
-	r.malloc = (void *(*)(size_t))sym("malloc");
-	r.free = (void (*)(void *))sym("free");
-	r.calloc = (void *(*)(size_t, size_t))sym("calloc");
-	r.realloc = (void *(*)(void *, size_t))sym("realloc");
-	r.posix_memalign = (int (*)(void **, size_t, size_t))sym("posix_memalign");
-	r.aligned_alloc = (void *(*)(size_t, size_t))sym("aligned_alloc");
-	r.memalign = (void *(*)(size_t, size_t))sym("memalign");
-	r.malloc_usable_size = (size_t(*)(void *))sym("malloc_usable_size");
-	r.dlclose = (int (*)(void *))sym("dlclose");
+	memset(&r, 0, sizeof r);
+	for (size_t i = 0; i < sizeof hooks / sizeof hooks[0]; i++) {
+		void *f = sym(hooks[i].name);
+		memcpy((char *)&r + hooks[i].offset, &f, sizeof f);
+		if (!f && hooks[i].required) {
+			static const char msg[] = "heaptap: cannot find the real malloc family (dlsym RTLD_NEXT)\n";
+			(void)!write(2, msg, sizeof msg - 1);
+			_exit(127);
+		}
+	}
 	if (!r.aligned_alloc)
 		r.aligned_alloc = fallback_aligned_alloc;
 	if (!r.memalign)
 		r.memalign = fallback_aligned_alloc;
 	if (!r.malloc_usable_size)
 		r.malloc_usable_size = fallback_usable_size;
-	if (!r.malloc || !r.free || !r.calloc || !r.realloc || !r.posix_memalign) {
-		static const char msg[] = "heaptap: cannot find the real malloc (dlsym RTLD_NEXT)\n";
-		(void)!write(2, msg, sizeof msg - 1);
-		_exit(127);
-	}
 	resolve_cxx((void *)r.malloc);
 	real = r;
 	resolving_here = 0;
 	__atomic_store_n(&real_resolve_state, 2, __ATOMIC_RELEASE);
-}
-
-int real_resolving(void)
-{
-	return resolving_here;
 }

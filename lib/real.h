@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cxxops.h"
+
 struct real_fns {
 	void *(*malloc)(size_t);
 	void (*free)(void *);
@@ -25,27 +27,18 @@ struct real_fns {
 };
 
 /*
- * The C++ operator new/delete family below heaptap (interpose_cxx.c), by Itanium-mangled
- * name. Any may be NULL (a C program without libstdc++). `counts` says, per entry, whether
+ * The C++ operator new/delete family below heaptap (interpose_cxx.c), indexed by enum
+ * real_cxx (cxxops.h). Any may be NULL (a C program without libstdc++). `counts` says, per entry, whether
  * heaptap's wrapper must count and sample the call itself: 1 when the next definition lives
  * in the same object as the next malloc (jemalloc, tcmalloc, mimalloc: their operator new
  * calls their allocator internally), 0 when it is elsewhere (libstdc++: it calls malloc,
  * which heaptap already counts).
  */
-enum real_cxx {
-	RCXX_NEW, RCXX_NEW_ARR, RCXX_NEW_NT, RCXX_NEW_ARR_NT, RCXX_NEW_AL, RCXX_NEW_ARR_AL,
-	RCXX_NEW_AL_NT, RCXX_NEW_ARR_AL_NT,
-	RCXX_DEL, RCXX_DEL_ARR, RCXX_DEL_NT, RCXX_DEL_ARR_NT, RCXX_DEL_SZ, RCXX_DEL_ARR_SZ,
-	RCXX_DEL_AL, RCXX_DEL_ARR_AL, RCXX_DEL_AL_NT, RCXX_DEL_ARR_AL_NT, RCXX_DEL_SZ_AL,
-	RCXX_DEL_ARR_SZ_AL, RCXX_COUNT
-};
 struct real_cxx_fns {
 	void *fn[RCXX_COUNT];
 	unsigned char counts[RCXX_COUNT];
 };
 extern struct real_cxx_fns real_cxx __attribute__((visibility("hidden")));
-/* The mangled names, indexed by enum real_cxx. */
-extern const char *const real_cxx_names[RCXX_COUNT] __attribute__((visibility("hidden")));
 
 /* The real functions; all non-NULL once real_resolve() returned (the optional ones fall
    back to wrappers over posix_memalign). */
@@ -61,8 +54,6 @@ static inline int real_ready(void)
 {
 	return __atomic_load_n(&real_resolve_state, __ATOMIC_ACQUIRE) == 2;
 }
-/* 1 if the calling thread is inside real_resolve (its dlsym allocates). */
-int real_resolving(void);
 
 /* Bootstrap pool: 16-byte aligned (or `align`) blocks from a static array, zeroed; NULL when
    exhausted. Blocks are never reused. */

@@ -304,11 +304,3 @@ const char *symbolz_lookup(uintptr_t addr)
 	}
 	return o->strtab + s->name;
 }
-
-void symbolz_release(void)
-{
-	for (int i = 0; i < SYMZ_MAX_OBJS; i++)
-		if (objs[i].used)
-			obj_unload(&objs[i]);
-	nsegs = 0;
-}

@@ -28,7 +28,5 @@ int symbolz_begin(void);
  */
 const char *symbolz_lookup(uintptr_t addr);
 
-/* Unmaps everything (used by tests and after fork in the child). */
-void symbolz_release(void);
 
 #endif

@@ -5,6 +5,8 @@
 #include "sys.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -133,4 +135,19 @@ size_t sys_strlcpy(char *dst, const char *src, size_t cap)
 		dst[k] = 0;
 	}
 	return n;
+}
+
+int sys_thread_start(void *(*fn)(void *), void *arg)
+{
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	pthread_attr_t attr;
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	pthread_t th;
+	int rc = pthread_create(&th, &attr, fn, arg);
+	pthread_attr_destroy(&attr);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return rc;
 }

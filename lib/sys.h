@@ -1,6 +1,7 @@
 /*
  * sys.h - small operating-system helpers for the collector: clocks, anonymous mappings,
- * whole-file reads into caller buffers, and "log once" diagnostics to stderr.
+ * whole-file reads into caller buffers, "log once" diagnostics to stderr, and starting the
+ * collector's own threads.
  *
  * All of it is built on raw system calls and never allocates from the host's heap; only
  * sys_log* and the clocks are async-signal-safe. Not a formatting library (base/outbuf.h).
@@ -30,6 +31,11 @@ long sys_read_small(const char *path, char *buf, size_t cap);
 void sys_log(const char *a, const char *b, const char *c);
 /* The same, but only the first time *once is 0 (which it then sets). */
 void sys_log_once(int *once, const char *a, const char *b, const char *c);
+
+/* Starts fn(arg) on a detached thread created with every signal blocked (so the host's signal
+   handlers never run on the collector's threads). 0, or pthread_create's error number. May
+   allocate through the host's malloc inside pthread_create: call it inside tstate_enter. */
+int sys_thread_start(void *(*fn)(void *), void *arg);
 
 /* Copies src into dst (cap bytes), always NUL-terminated; returns strlen(src). */
 size_t sys_strlcpy(char *dst, const char *src, size_t cap);

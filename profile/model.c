@@ -68,11 +68,6 @@ char *profile_strdup(struct profile *p, const char *s)
 	return arena_strdup(&profile_priv(p)->arena, s ? s : "");
 }
 
-void *profile_alloc(struct profile *p, size_t n)
-{
-	return arena_alloc(&profile_priv(p)->arena, n);
-}
-
 static struct prof_sample *profile_push(struct profile *p)
 {
 	if (p->nsamples == p->cap) {

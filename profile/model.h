@@ -111,8 +111,6 @@ char *profile_strdup(struct profile *p, const char *s);
 /* Sum of value index k over all samples. */
 double profile_total(const struct profile *p, int k);
 
-/* Allocates n bytes (8-aligned, uninitialised) in the profile's arena; freed with the profile. */
-void *profile_alloc(struct profile *p, size_t n);
 /* Returns every distinct address of every sample, sorted ascending, in a malloc'd array the
    caller frees; *n receives the count. For resolving each address once. */
 uint64_t *profile_unique_addrs(const struct profile *p, size_t *n);

@@ -154,14 +154,6 @@ size_t symtab_count(const struct prof_symtab *t)
 	return t ? t->n : 0;
 }
 
-void symtab_each(const struct prof_symtab *t, void (*fn)(void *ctx, const struct prof_symbol *s), void *ctx)
-{
-	if (!t)
-		return;
-	for (size_t i = 0; i < t->n; i++)
-		fn(ctx, &t->syms[i]);
-}
-
 void symtab_merge(struct prof_symtab *dst, const struct prof_symtab *src)
 {
 	if (!src || src == dst)

@@ -30,7 +30,4 @@ size_t symtab_count(const struct prof_symtab *t);
 /* Adds every entry of src whose address dst does not hold yet (strings re-interned in dst). */
 void symtab_merge(struct prof_symtab *dst, const struct prof_symtab *src);
 
-/* Calls fn for every entry (no particular order). */
-void symtab_each(const struct prof_symtab *t, void (*fn)(void *ctx, const struct prof_symbol *s), void *ctx);
-
 #endif

@@ -57,13 +57,11 @@ for s in $(nm -D --undefined-only --format=just-symbols "$lib" | sed 's/@.*//' |
 	fi
 done
 
-want_exports=' aligned_alloc calloc cfree dlclose free malloc malloc_usable_size memalign
- posix_memalign pvalloc realloc reallocarray valloc
- _Znwm _Znam _ZnwmRKSt9nothrow_t _ZnamRKSt9nothrow_t _ZnwmSt11align_val_t _ZnamSt11align_val_t
- _ZnwmSt11align_val_tRKSt9nothrow_t _ZnamSt11align_val_tRKSt9nothrow_t
- _ZdlPv _ZdaPv _ZdlPvRKSt9nothrow_t _ZdaPvRKSt9nothrow_t _ZdlPvm _ZdaPvm
- _ZdlPvSt11align_val_t _ZdaPvSt11align_val_t _ZdlPvSt11align_val_tRKSt9nothrow_t
- _ZdaPvSt11align_val_tRKSt9nothrow_t _ZdlPvmSt11align_val_t _ZdaPvmSt11align_val_t '
+# the C++ operators: the one list in lib/cxxops.h
+cxx_names=$(sed -n 's/^[[:space:]]*X(RCXX_[A-Z_]*, \(_Z[A-Za-z0-9_]*\)).*/\1/p' "${ROOT:-.}/lib/cxxops.h")
+[ "$(echo $cxx_names | wc -w)" -eq 20 ] || { echo "cannot read the 20 operators from lib/cxxops.h"; exit 1; }
+want_exports=" aligned_alloc calloc cfree dlclose free malloc malloc_usable_size memalign
+ posix_memalign pvalloc realloc reallocarray valloc $cxx_names "
 want_exports=" $(echo $want_exports) "
 nexp=0
 for s in $(nm -D --defined-only --format=just-symbols "$lib" | sed 's/@.*//' | sort -u); do

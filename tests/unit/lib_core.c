@@ -15,6 +15,9 @@
 
 #include "../../base/outbuf.h"
 #include "../../lib/collector.h"
+#include "../../lib/dump.h"
+#include "../../lib/lifecycle.h"
+#include "../../lib/stats.h"
 #include "../../lib/core.h"
 #include "check.h"
 
@@ -25,7 +28,7 @@ static const char *take_dump(void)
 {
 	int fd = memfd_create("dump", 0);
 	CHECK(fd >= 0);
-	CHECK(collector_dump_fd(fd, DUMP_HEAPV2, "manual") == 0);
+	CHECK(dump_fd(fd, DUMP_HEAPV2, "manual") == 0);
 	ssize_t n = pread(fd, dump, sizeof dump - 1, 0);
 	dump[n > 0 ? n : 0] = 0;
 	close(fd);
@@ -44,7 +47,7 @@ static long long stat_field(const char *key)
 	static char js[16384];
 	struct outbuf ob;
 	outbuf_init(&ob, js, sizeof js - 1, -1);
-	collector_stats_json(&ob);
+	stats_json(&ob);
 	js[ob.len] = 0;
 	char pat[80];
 	snprintf(pat, sizeof pat, "\"%s\":", key);
@@ -83,7 +86,7 @@ int main(void)
 #else
 	setenv("HEAPTAP_CONF", "prof_final:false,prof_prefix:,prof_accum:true,prof_max_live:5000", 1);
 #endif
-	collector_init();
+	lifecycle_init();
 	CHECK(collector_enabled());
 	CHECK(collector_reset(0) == 0);
 	CHECK(collector_lg_sample() == 0);

@@ -14,7 +14,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "../../lib/http.h"
+#include "../../lib/http_routes.h"
+#include "../../lib/http_server.h"
 #include "../../lib/symbolz.h"
 #include "check.h"
 
@@ -89,14 +90,14 @@ static void get(const char *line)
 
 int main(void)
 {
-	int rc = http_start("127.0.0.1:0", "");
-	CHECK(rc == 0, "http_start -> %d", rc);
-	port = http_port();
+	int rc = http_server_start("127.0.0.1:0", "", &http_routes_app);
+	CHECK(rc == 0, "http_server_start -> %d", rc);
+	port = http_server_port();
 	CHECK(port > 0, "port %d", port);
 	if (rc != 0 || port <= 0)
 		return 1;
-	CHECK(http_start("127.0.0.1:0", "") == -EALREADY, "second start");
-	CHECK(http_start("not an address", "") == -EINVAL, "bad address");
+	CHECK(http_server_start("127.0.0.1:0", "", &http_routes_app) == -EALREADY, "second start");
+	CHECK(http_server_start("not an address", "", &http_routes_app) == -EINVAL, "bad address");
 
 	get("GET / HTTP/1.1");
 	CHECK(status_of(reply) == 200, "GET / -> %d", status_of(reply));

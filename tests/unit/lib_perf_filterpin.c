@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "../../lib/core.h"
-#include "../../lib/internal.h"
+#include "../../lib/threads.h"
 #include "../../lib/livetab.h"
 #include "check.h"
 
@@ -69,21 +69,20 @@ int main(void)
 	livetab_release(&t);
 
 	/* stats: malloc_hist is reported as calls.malloc and in size_histogram_log2 */
-	uint64_t calls0[FN_COUNT], hist0[CORE_HIST_BUCKETS], nb0, calls1[FN_COUNT],
-		hist1[CORE_HIST_BUCKETS], nb1;
-	core_tls.state = 1;
-	stats_thread_start(&core_tls);
-	stats_sum_threads(calls0, hist0, &nb0);
-	core_count(&core_tls, FN_MALLOC, 1);
-	core_count(&core_tls, FN_MALLOC, 40);
-	core_count(&core_tls, FN_MALLOC, 63);
-	core_count(&core_tls, FN_MALLOC, (uint64_t)1 << 60);
-	core_count(&core_tls, FN_CALLOC, 40);
-	stats_sum_threads(calls1, hist1, &nb1);
-	CHECK(calls1[FN_MALLOC] - calls0[FN_MALLOC] == 4, "calls.malloc grew by %llu",
-	      (unsigned long long)(calls1[FN_MALLOC] - calls0[FN_MALLOC]));
-	CHECK(calls1[FN_CALLOC] - calls0[FN_CALLOC] == 1);
-	CHECK(hist1[0] - hist0[0] == 1 && hist1[5] - hist0[5] == 3, "bucket 5: 40, 63 and calloc 40");
-	CHECK(hist1[CORE_HIST_BUCKETS - 1] - hist0[CORE_HIST_BUCKETS - 1] == 1, "2^60 clamped");
+	struct threads_sum s0, s1;
+	tstate_tls.state = TSTATE_RUNNING;
+	threads_register(&tstate_tls);
+	threads_sum(&s0);
+	tstate_count(&tstate_tls, FN_MALLOC, 1);
+	tstate_count(&tstate_tls, FN_MALLOC, 40);
+	tstate_count(&tstate_tls, FN_MALLOC, 63);
+	tstate_count(&tstate_tls, FN_MALLOC, (uint64_t)1 << 60);
+	tstate_count(&tstate_tls, FN_CALLOC, 40);
+	threads_sum(&s1);
+	CHECK(s1.calls[FN_MALLOC] - s0.calls[FN_MALLOC] == 4, "calls.malloc grew by %llu",
+	      (unsigned long long)(s1.calls[FN_MALLOC] - s0.calls[FN_MALLOC]));
+	CHECK(s1.calls[FN_CALLOC] - s0.calls[FN_CALLOC] == 1);
+	CHECK(s1.hist[0] - s0.hist[0] == 1 && s1.hist[5] - s0.hist[5] == 3, "bucket 5: 40, 63 and calloc 40");
+	CHECK(s1.hist[TSTATE_HIST_BUCKETS - 1] - s0.hist[TSTATE_HIST_BUCKETS - 1] == 1, "2^60 clamped");
 	return check_finish("lib_perf_filterpin");
 }

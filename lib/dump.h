@@ -1,0 +1,61 @@
+/*
+ * dump.h - turning the collector's tables into profile files: a snapshot of the stack table,
+ * handed to the in-process writers (heap_v2, pprof, legacy), to a descriptor, to an exact
+ * path, or under the configured prefix with jemalloc's file names, written beside the final
+ * name and renamed; retention of automatic dumps (prof_max_dumps); the exit-time leak summary.
+ *
+ * Dumps are serialised by the dump lock (LOCKRANK_DUMP, above the table lock), which is also
+ * held by a reset. Every function here may take it, so none may be called with a collector
+ * lock held or from a signal handler; none calls the host's malloc (the snapshot and the map
+ * live in mmap'd scratch reused across dumps). Not the triggers (doorbell.h, bgthread.h) and
+ * not the formats (profile/).
+ */
+#ifndef HEAPTAP_LIB_DUMP_H
+#define HEAPTAP_LIB_DUMP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dumpfmt.h"
+#include "trigger.h"
+
+/* Writes one snapshot in format fmt to fd; `why` names it in the metadata. 0 or -errno
+   (-ENOENT when profiling is off). */
+int dump_fd(int fd, enum dump_format fmt, const char *why);
+
+/* Writes a dump for trig under prof_prefix in the configured formats, with jemalloc's file
+   names, atomically. 0 or -errno (-EINVAL: no prof_prefix; -ECANCELED: the process is
+   exiting and trig is not TRIG_FINAL). When name is not NULL, the first file's path is
+   copied there (cap bytes). Counted per trigger (dump_get_counts). */
+int dump_named(enum dump_trigger trig, char *name, size_t cap);
+
+/* Writes a dump to exactly path (pprof when it ends in .pb.gz or .pb, else heap_v2). */
+int dump_path(const char *path);
+
+/* The dump lock, for a reset (core_reset_tables must not run during a dump). */
+void dump_lock(void);
+void dump_unlock(void);
+
+/* From now on only the final dump is written (the exit sequence sets it). */
+void dump_set_exiting(void);
+
+/* Writes the leak summary line to stderr when sampled objects are still live (like jemalloc's
+   prof_leak): its estimated bytes, objects and contexts, and how to see them in the final
+   dump `name` (NULL or "" when none was written). Returns the estimated live bytes. */
+uint64_t dump_leak_summary(const char *name);
+
+/* Dump outcomes per trigger since start (or since fork, in a child). */
+struct dump_counts {
+	uint64_t ok[TRIG_COUNT];
+	uint64_t failed[TRIG_COUNT];
+	int last_errno;
+};
+void dump_get_counts(struct dump_counts *out);
+
+/* Fork: prepare takes the dump lock, parent releases it, the child releases it and starts its
+   own file sequence and counts. */
+void dump_fork_prepare(void);
+void dump_fork_parent(void);
+void dump_fork_child(void);
+
+#endif

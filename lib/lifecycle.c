@@ -1,0 +1,150 @@
+/*
+ * lifecycle.c - the process life cycle of lifecycle.h: the library constructor, the
+ * process-level start-up on top of core_init, the pthread_atfork handlers (every lock taken
+ * in rank order before fork and released in parent and child; the child starts clean), the
+ * atexit sequence, and starting the background thread and the HTTP server.
+ *
+ * It is the only module that knows the whole collector; it holds no profiling state of its
+ * own. Nothing here calls the host's malloc directly.
+ */
+#include "lifecycle.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "backend.h"
+#include "bgthread.h"
+#include "cfi.h"
+#include "core.h"
+#include "doorbell.h"
+#include "dump.h"
+#include "http_routes.h"
+#include "http_server.h"
+#include "options.h"
+#include "threads.h"
+
+static int started; /* 0 no, 1 starting or done (atomic) */
+
+/* ---- fork ---- */
+
+static void fork_prepare(void)
+{
+	tstate_enter();
+	dump_fork_prepare();
+	core_fork_prepare();
+	threads_fork_prepare();
+}
+
+static void fork_parent(void)
+{
+	threads_fork_parent();
+	core_fork_parent();
+	dump_fork_parent();
+	tstate_leave();
+}
+
+static void fork_child(void)
+{
+	threads_fork_child(&tstate_tls);
+	core_fork_child();
+	dump_fork_child();
+	doorbell_fork_child(); /* no requests inherited; the parent's thread does not exist here */
+	bgthread_fork_child();
+	cfi_fork_child();
+	http_server_fork_child(); /* the parent's server is not the child's */
+	tstate_leave();
+}
+
+/* ---- exit ---- */
+
+static void at_exit(void)
+{
+	tstate_enter();
+	const struct options *o = options_get();
+	char name[DUMP_PATH_MAX];
+	name[0] = 0;
+	bgthread_drain();
+	dump_set_exiting();
+	if (o->prof_final && o->prof_prefix[0])
+		dump_named(TRIG_FINAL, name, sizeof name);
+	if (o->prof_leak) {
+		uint64_t leaked = dump_leak_summary(name);
+		if (o->prof_leak_error && leaked > 0)
+			_exit(1);
+	}
+	tstate_leave();
+}
+
+/* ---- start ---- */
+
+static void on_dump_signal(int sig)
+{
+	(void)sig;
+	doorbell_ring(TRIG_SIGNAL);
+}
+
+/* The doorbell, the dump signal and the background thread, for the configured triggers. */
+static void start_triggers(const struct options *o)
+{
+	if (doorbell_init() != 0 || !o->prof_prefix[0])
+		return; /* no way to wake the thread, or nowhere to write automatic dumps */
+	if (o->prof_signal > 0) {
+		struct sigaction sa;
+		memset(&sa, 0, sizeof sa);
+		sa.sa_handler = on_dump_signal;
+		sa.sa_flags = SA_RESTART;
+		sigemptyset(&sa.sa_mask);
+		sigaction(o->prof_signal, &sa, NULL);
+	}
+	if (o->lg_prof_interval >= 0 || o->prof_gdump || o->prof_time_interval_ms > 0 ||
+	    o->prof_signal > 0) {
+		/* the hook restarts it lazily where it does not run (a forked child) */
+		core_set_hook(bgthread_ensure);
+		bgthread_ensure();
+	}
+}
+
+int lifecycle_http_start(const char *addr)
+{
+	tstate_enter(); /* dlsym and pthread_create allocate: not the host's allocations */
+	backend_choose();
+	const struct options *o = options_get();
+	int rc = http_server_start(addr, o->http_token, &http_routes_app);
+	tstate_leave();
+	return rc;
+}
+
+void lifecycle_init(void)
+{
+	if (!core_init())
+		return; /* re-entered from the core's own initialisation */
+	int expect = 0;
+	if (!__atomic_compare_exchange_n(&started, &expect, 1, 0, __ATOMIC_ACQ_REL,
+	                                 __ATOMIC_ACQUIRE))
+		return;
+	tstate_enter();
+	const struct options *o = options_get();
+	pthread_atfork(fork_prepare, fork_parent, fork_child);
+	if (core.enabled) {
+		atexit(at_exit);
+		start_triggers(o);
+	}
+	/* also with prof:false: the control plane then drives jemalloc's profiler */
+	if (o->http[0])
+		lifecycle_http_start(o->http);
+	tstate_leave();
+}
+
+#ifndef HEAPTAP_NO_CONSTRUCTOR
+/* The library's one constructor: start-up from a constructor rather than from inside the first
+   malloc, which may run while the loader holds its locks, where creating a thread is not safe.
+   (Unit tests that link lib/ build this file without it and call lifecycle_init themselves.) */
+__attribute__((constructor)) static void on_load(void)
+{
+	lifecycle_init();
+}
+#endif
