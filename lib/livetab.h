@@ -9,10 +9,10 @@
  * incremented on insert and decremented on remove (saturating: a count that reaches 63 stays
  * there until livetab_clear), and while the count is 1 names the one block by its offset in
  * the granule; a bit is set exactly when its count is nonzero. A clear bit proves the pointer
- * is not in the table. The bits, not the words, are what free() reads: 128 KiB in all, of
- * which a program's heap uses a line per 2 MiB (a byte per granule was a line per 256 KiB,
- * and a third of free()'s loads missed L1). On a set bit, the word tells most frees of the
- * granule's other blocks that they were not sampled without the lock (livetab_may_hold).
+ * is not in the table. The bits, not the words, are what free() reads: 128 KiB in all, a
+ * cache line per 2 MiB of heap (docs/INTERNALS.md "Fast-path cost" has the measurements behind
+ * the layout). On a set bit, the word tells most frees of the granule's other blocks that they
+ * were not sampled without the lock (livetab_may_hold).
  * The table itself is mmap'd open addressing with a hard capacity; its slot array starts small
  * and doubles (rehash, under the caller's lock) when half full, so it stays hot in cache. NOT
  * thread-safe except livetab_filter_hit: the caller holds the collector's table lock. No host
@@ -70,13 +70,9 @@ static inline uint16_t livetab_gran_owner(const void *p)
 /*
  * The granule of p: its 4 KiB granule, modulo 2^20 (a 4 GiB window). Not a scrambling hash on
  * purpose: frees of nearby objects read the same word of the filter (64 granules, 256 KiB of
- * heap), so the filter costs about as many cache lines as the heap has MiB / 2, instead of
- * one cold line per free (a scrambled index made the filter load 25% of the run time of an
- * allocation-heavy Python program). A granule where a live sample starts sends every free of
- * a block starting there to the slow path: about two false hits per sample on
- * bench/mallocbench. 1 KiB granules halve them (forget calls 24k -> 15k per run) but cost
- * more in L1 misses than they save (cachegrind, 3 x 200k operations: D1 misses over plain
- * +348k -> +496k, instructions +19.1 M -> +18.6 M): kept at 4 KiB.
+ * heap), so the filter costs about as many cache lines as the heap has MiB / 2. A granule where
+ * a live sample starts sends every free of a block starting there to the slow path, unless the
+ * granule word rules it out (docs/INTERNALS.md "Fast-path cost": why 4 KiB).
  */
 static inline uint64_t livetab_filter_index(const void *p)
 {
