@@ -6,6 +6,9 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -45,11 +48,17 @@ static char wbuf[64 * 1024];
 /* File naming (under the dump lock). */
 static uint64_t seq;
 static uint64_t kind_seq[TRIG_COUNT];
-static char (*kept)[DUMP_PATH_MAX]; /* ring of the newest automatic dumps' base names */
-static uint64_t kept_n, kept_head;
+/* Rings of the newest dumps' base names, for retention: [0] the automatic ones, [1] the manual
+   ones (so a flood of manual dumps cannot delete the automatic history, nor the reverse). */
+struct kept_ring {
+	char (*names)[DUMP_PATH_MAX];
+	uint64_t n, head;
+};
+static struct kept_ring kept[2];
 static struct dump_counts counts;
 
 static int exiting; /* under the dump lock: only the final dump from now on */
+static int cleaned_stale; /* stale temporaries looked for (once per process) */
 static int log_once_write;
 static int log_once_snapshot;
 
@@ -84,7 +93,7 @@ void dump_fork_child(void)
 {
 	seq = 0;
 	memset(kind_seq, 0, sizeof kind_seq);
-	kept_n = kept_head = 0;
+	kept[0].n = kept[0].head = kept[1].n = kept[1].head = 0;
 	memset(&counts, 0, sizeof counts);
 	lockrank_unlock(&dump_mutex);
 }
@@ -255,30 +264,167 @@ static const char *errno_text(int e)
 	}
 }
 
-/* Writes one format of src to path atomically (dump lock held). */
+/* The part of a dump file name that names the program's dumps: up to the ".<pid>." that
+   jemalloc's names put after the prefix (the whole leaf when there is none). */
+static const char *leaf_stem(const char *leaf)
+{
+	static char stem[DUMP_PATH_MAX];
+	size_t n = strlen(leaf);
+	for (size_t i = 0; i < n; i++) {
+		if (leaf[i] != '.' || leaf[i + 1] < '0' || leaf[i + 1] > '9')
+			continue;
+		n = i + 1;
+		break;
+	}
+	if (n >= sizeof stem)
+		n = sizeof stem - 1;
+	memcpy(stem, leaf, n);
+	stem[n] = 0;
+	return stem;
+}
+
+/* Opens the directory of path (O_DIRECTORY, above the host's descriptors) and points *leaf
+   at path's last component. Returns the descriptor or -errno. */
+static int open_parent(const char *path, const char **leaf)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[DUMP_PATH_MAX];
+	if (!slash) {
+		*leaf = path;
+		dir[0] = '.';
+		dir[1] = 0;
+	} else {
+		size_t n = slash == path ? 1 : (size_t)(slash - path);
+		if (n >= sizeof dir)
+			return -ENAMETOOLONG;
+		memcpy(dir, path, n);
+		dir[n] = 0;
+		*leaf = slash + 1;
+	}
+	if (!**leaf)
+		return -EISDIR;
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	return fd < 0 ? -errno : sys_fd_high(fd);
+}
+
+/* 1 if name is "<anything>.tmp.<pid>" or "<anything>.tmp.<pid>.<16 hex>" (a temporary of
+   write_file, or of heaptap before 0.2); its pid in *pid. */
+static int is_temporary(const char *name, long *pid)
+{
+	const char *t = NULL;
+	for (const char *p = strstr(name, ".tmp."); p; p = strstr(p + 1, ".tmp."))
+		t = p;
+	if (!t)
+		return 0;
+	const char *p = t + 5;
+	long v = 0;
+	int digits = 0;
+	while (*p >= '0' && *p <= '9' && digits < 10) {
+		v = v * 10 + (*p++ - '0');
+		digits++;
+	}
+	if (!digits)
+		return 0;
+	if (*p == '.') {
+		int hex = 0;
+		for (p++; (*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f'); p++)
+			hex++;
+		if (hex != 16)
+			return 0;
+	}
+	*pid = v;
+	return *p == 0;
+}
+
+/*
+ * Deletes the temporaries that processes which died mid-dump (SIGKILL, an OOM kill) left in
+ * the directory dirfd, when their name starts with `stem` and they are regular files of ours.
+ * Reads the directory with getdents64 into a fixed buffer (no opendir: it allocates).
+ */
+static void clean_stale(int dirfd, const char *stem)
+{
+	static char dbuf[32768];
+	size_t sl = strlen(stem);
+	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	for (;;) {
+		long n = syscall(SYS_getdents64, fd, dbuf, sizeof dbuf);
+		if (n <= 0)
+			break;
+		for (long off = 0; off < n;) {
+			struct {
+				uint64_t ino;
+				int64_t off;
+				unsigned short reclen;
+				unsigned char type;
+				char name[];
+			} *d = (void *)(dbuf + off);
+			off += d->reclen;
+			long pid;
+			struct stat st;
+			if (strncmp(d->name, stem, sl) != 0 || !is_temporary(d->name, &pid) ||
+			    pid == getpid() || pid <= 0 || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+				continue;
+			if (fstatat(dirfd, d->name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+			    st.st_uid == geteuid())
+				unlinkat(dirfd, d->name, 0);
+		}
+	}
+	close(fd);
+}
+
+/*
+ * Writes one format of src to path atomically (dump lock held): into a temporary with an
+ * unpredictable name created with O_EXCL|O_NOFOLLOW beside it (relative to the directory's
+ * descriptor, so a directory swapped meanwhile changes nothing), mode prof_dump_mode, then
+ * renamed over path (rename replaces a planted symlink instead of following it).
+ */
 static int write_file(const struct dump_source *src, const char *path, enum dump_format fmt)
 {
-	char tmp[DUMP_PATH_MAX + 32];
+	char tmp[DUMP_PATH_MAX + 48];
 	char num[24];
-	struct outbuf ob;
-	outbuf_init(&ob, tmp, sizeof tmp - 1, -1);
-	outbuf_puts(&ob, path);
-	outbuf_puts(&ob, ".tmp.");
-	outbuf_u64(&ob, (uint64_t)src->pid);
-	if (ob.truncated)
-		return -ENAMETOOLONG;
-	tmp[ob.len] = 0;
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	int rc = fd < 0 ? -errno : 0;
+	const char *leaf;
+	int dirfd = open_parent(path, &leaf);
+	int rc = dirfd < 0 ? dirfd : 0;
 	if (rc == 0) {
-		rc = write_format(src, fd, fmt);
+		struct outbuf ob;
+		outbuf_init(&ob, tmp, sizeof tmp - 1, -1);
+		outbuf_puts(&ob, leaf);
+		outbuf_puts(&ob, ".tmp.");
+		outbuf_u64(&ob, (uint64_t)src->pid);
+		outbuf_putc(&ob, '.');
+		outbuf_hex_pad(&ob, sys_random_u64(), 16);
+		tmp[ob.len] = 0;
+		if (ob.truncated)
+			rc = -ENAMETOOLONG;
+	}
+	if (rc == 0 && !cleaned_stale) {
+		cleaned_stale = 1;
+		clean_stale(dirfd, leaf_stem(leaf));
+	}
+	int fd = -1;
+	if (rc == 0) {
+		fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		            (mode_t)options_get()->prof_dump_mode);
+		rc = fd < 0 ? -errno : 0;
+		fd = sys_fd_high(fd);
+	}
+	if (rc == 0) {
+		/* the mode asked for, whatever the host's umask */
+		if (fchmod(fd, (mode_t)options_get()->prof_dump_mode) != 0)
+			rc = -errno;
+		if (rc == 0)
+			rc = write_format(src, fd, fmt);
 		if (close(fd) != 0 && rc == 0)
 			rc = -errno;
-		if (rc == 0 && rename(tmp, path) != 0)
+		if (rc == 0 && renameat(dirfd, tmp, dirfd, leaf) != 0)
 			rc = -errno;
 		if (rc != 0)
-			unlink(tmp);
+			unlinkat(dirfd, tmp, 0);
 	}
+	if (dirfd >= 0)
+		close(dirfd);
 	if (rc != 0) {
 		fmt_u64(num, (uint64_t)-rc);
 		char why[96];
@@ -310,26 +456,28 @@ static void unlink_base(const char *base)
 	}
 }
 
-/* Remembers an automatic dump and deletes the oldest beyond prof_max_dumps. */
-static void retain(const char *base)
+/* Remembers a dump of trig and deletes the oldest of its kind (automatic or manual) beyond
+   prof_max_dumps. Final dumps are never deleted. */
+static void retain(enum dump_trigger trig, const char *base)
 {
 	uint64_t max = options_get()->prof_max_dumps;
-	if (max == 0)
+	if (max == 0 || trig == TRIG_FINAL)
 		return;
 	if (max > 100000)
 		max = 100000;
-	if (!kept) {
-		kept = sys_map((size_t)max * sizeof *kept);
-		if (!kept)
+	struct kept_ring *k = &kept[trigger_table[trig].automatic ? 0 : 1];
+	if (!k->names) {
+		k->names = sys_map((size_t)max * sizeof *k->names);
+		if (!k->names)
 			return;
 	}
-	if (kept_n == max) {
-		unlink_base(kept[kept_head]);
-		sys_strlcpy(kept[kept_head], base, sizeof kept[0]);
-		kept_head = (kept_head + 1) % max;
+	if (k->n == max) {
+		unlink_base(k->names[k->head]);
+		sys_strlcpy(k->names[k->head], base, sizeof k->names[0]);
+		k->head = (k->head + 1) % max;
 	} else {
-		sys_strlcpy(kept[(kept_head + kept_n) % max], base, sizeof kept[0]);
-		kept_n++;
+		sys_strlcpy(k->names[(k->head + k->n) % max], base, sizeof k->names[0]);
+		k->n++;
 	}
 }
 
@@ -385,8 +533,8 @@ int dump_named(enum dump_trigger trig, char *name, size_t cap)
 			named = 1;
 		}
 	}
-	if (rc == 0 && trigger_table[trig].automatic)
-		retain(base);
+	if (rc == 0)
+		retain(trig, base);
 	note_outcome(trig, rc);
 	dump_unlock();
 	tstate_leave();

@@ -36,6 +36,7 @@ void options_init(struct options *o)
 	o->prof_bt_max = 128;
 	o->prof_max_stacks = 65536;
 	o->prof_max_live = 1u << 20;
+	o->prof_dump_mode = 0600;
 }
 
 /* A value as the scanner hands it around: not NUL-terminated. */
@@ -287,6 +288,7 @@ static void apply(struct options *o, struct span key, struct span v, struct repo
 	U64_KEY(lg_prof_sample, 0, 62, "0..62")
 	U64_KEY(prof_gdump_rate_ms, 0, UINT64_MAX / 1000000, "milliseconds")
 	U64_KEY(prof_max_dumps, 0, UINT64_MAX, "a count, 0 = unlimited")
+	U64_KEY(prof_dump_mode, 0, 0777, "permission bits, e.g. 0600 or 0640")
 	U64_KEY(prof_bt_max, 1, 256, "1..256")
 	U64_KEY(prof_max_stacks, 1, 1u << 24, "1..16777216")
 	U64_KEY(prof_max_live, 1, 1u << 26, "1..67108864")
@@ -414,6 +416,14 @@ void options_load(void)
 		return;
 	g_loaded = 1;
 	options_init(&g_opts);
+	if (sys_secure_execution()) {
+		/* setuid, setgid or file capabilities: the caller's environment must not choose what a
+		   privileged program writes where or serves. Pass through, profile nothing. */
+		g_opts.prof = 0;
+		g_opts.prof_prefix[0] = 0;
+		g_opts.secure = 1;
+		return;
+	}
 	static char envbuf[64 * 1024];
 	const char *conf = environ ? getenv("HEAPTAP_CONF") : conf_from_proc(envbuf, sizeof envbuf);
 	options_parse(&g_opts, conf, 2);

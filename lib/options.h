@@ -39,6 +39,8 @@ struct options {
 	char http_token[256];        /* HTTP bearer token, "" none */
 	int verbose;                 /* extra diagnostics on stderr (false) */
 	int stats_exact;             /* exact usable-size byte counters; every call goes slow (false) */
+	unsigned prof_dump_mode;     /* permission bits of dump files (0600) */
+	int secure;                  /* secure execution (AT_SECURE): the environment was ignored */
 };
 
 /* Fills o with the defaults. */
@@ -57,7 +59,9 @@ const struct options *options_get(void);
 /* The HEAPTAP_CONF spelling of an enum unwind_mode. */
 const char *options_unwind_name(int mode);
 /* Parses the environment once (getenv, or /proc/self/environ when too early) into the
-   process options; later calls do nothing. */
+   process options; later calls do nothing. Under secure execution (AT_SECURE: a setuid or
+   setgid program, or one with file capabilities) the environment is not read at all and
+   profiling is off (prof:false, no prefix, no HTTP): the library passes every call through. */
 void options_load(void);
 /* Mutable access for the collector (heaptap_reset changes lg_prof_sample). */
 struct options *options_mut(void);

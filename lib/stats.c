@@ -57,6 +57,7 @@ static void options_json(struct jsonw *w)
 	jsonw_str(w, "http", o->http);
 	jsonw_bool(w, "verbose", o->verbose);
 	jsonw_bool(w, "stats_exact", o->stats_exact);
+	jsonw_u64(w, "prof_dump_mode", o->prof_dump_mode);
 	jsonw_object_end(w);
 }
 
@@ -91,6 +92,7 @@ void stats_json(struct outbuf *ob)
 	jsonw_u64(&w, "pid", (uint64_t)getpid());
 	jsonw_i64(&w, "start_time_ns", core.start_time_ns);
 	jsonw_bool(&w, "enabled", core.enabled);
+	jsonw_bool(&w, "secure_execution", options_get()->secure);
 	jsonw_bool(&w, "active", core_active());
 	jsonw_u64(&w, "sample_period", __atomic_load_n(&core.period, __ATOMIC_RELAXED));
 	jsonw_u64(&w, "threads_live", ts.live);

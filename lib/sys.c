@@ -7,6 +7,9 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/auxv.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <fcntl.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -150,4 +153,40 @@ int sys_thread_start(void *(*fn)(void *), void *arg)
 	pthread_attr_destroy(&attr);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return rc;
+}
+
+int sys_secure_execution(void)
+{
+	return getauxval(AT_SECURE) != 0;
+}
+
+int sys_fd_high(int fd)
+{
+	if (fd < 0)
+		return fd;
+	struct rlimit rl;
+	long floor = SYS_FD_FLOOR;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    (long)(rl.rlim_cur / 2) < floor)
+		floor = (long)(rl.rlim_cur / 2);
+	if (fd >= floor)
+		return fd;
+	int hi = fcntl(fd, F_DUPFD_CLOEXEC, (int)floor);
+	if (hi < 0)
+		return fd;
+	close(fd);
+	return hi;
+}
+
+uint64_t sys_random_u64(void)
+{
+	uint64_t v = 0;
+	if (syscall(SYS_getrandom, &v, sizeof v, 1 /* GRND_NONBLOCK */) == (long)sizeof v)
+		return v;
+	/* splitmix64 over the clocks, the pid and a stack address */
+	uint64_t z = (uint64_t)sys_now_ns() ^ ((uint64_t)sys_mono_ns() << 17) ^
+	             ((uint64_t)getpid() << 40) ^ (uint64_t)(uintptr_t)&v;
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
 }

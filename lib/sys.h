@@ -37,6 +37,18 @@ void sys_log_once(int *once, const char *a, const char *b, const char *c);
    allocate through the host's malloc inside pthread_create: call it inside tstate_enter. */
 int sys_thread_start(void *(*fn)(void *), void *arg);
 
+/* 1 under secure execution (getauxval(AT_SECURE): setuid, setgid, file capabilities). */
+int sys_secure_execution(void);
+
+/* Moves descriptor fd (which the caller created) above the range a host reuses: to the lowest
+   free number >= SYS_FD_FLOOR (or half the soft RLIMIT_NOFILE when that is lower), close-on-exec,
+   closing the original. Returns the new descriptor, or fd itself when it cannot be moved. */
+#define SYS_FD_FLOOR 900
+int sys_fd_high(int fd);
+
+/* 64 unpredictable bits (getrandom; the clock and addresses mixed when it is unavailable). */
+uint64_t sys_random_u64(void);
+
 /* Copies src into dst (cap bytes), always NUL-terminated; returns strlen(src). */
 size_t sys_strlcpy(char *dst, const char *src, size_t cap);
 
