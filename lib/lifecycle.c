@@ -9,6 +9,7 @@
  */
 #include "lifecycle.h"
 
+#include <dlfcn.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
@@ -25,6 +26,7 @@
 #include "http_routes.h"
 #include "http_server.h"
 #include "options.h"
+#include "sys.h"
 #include "threads.h"
 
 static int started; /* 0 no, 1 starting or done (atomic) */
@@ -108,6 +110,24 @@ static void start_triggers(const struct options *o)
 	}
 }
 
+/*
+ * Says once when the process's malloc is not heaptap's: an allocator preloaded before
+ * libheaptap.so (LD_PRELOAD="libjemalloc.so libheaptap.so") or linked into the program binds
+ * first, and heaptap would write empty dumps without a word.
+ */
+static void check_interposition(void)
+{
+	void *seen = dlsym(RTLD_DEFAULT, "malloc");
+	Dl_info mine, theirs;
+	if (!seen || !dladdr((void *)check_interposition, &mine) || !dladdr(seen, &theirs) ||
+	    mine.dli_fbase == theirs.dli_fbase)
+		return;
+	sys_log("the program's malloc is ", theirs.dli_fname && *theirs.dli_fname ? theirs.dli_fname
+	                                                                            : "the program's own",
+	        ", not heaptap's: its allocations are not seen (load libheaptap.so first in"
+	        " LD_PRELOAD, or see docs/MIGRATING.md for programs with their own allocator)");
+}
+
 int lifecycle_http_start(const char *addr)
 {
 	tstate_enter(); /* dlsym and pthread_create allocate: not the host's allocations */
@@ -132,6 +152,7 @@ void lifecycle_init(void)
 	if (core.enabled) {
 		atexit(at_exit);
 		start_triggers(o);
+		check_interposition();
 	}
 	/* also with prof:false: the control plane then drives jemalloc's profiler */
 	if (o->http[0])
