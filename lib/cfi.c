@@ -2,7 +2,7 @@
  * cfi.c - the DWARF call-frame unwinder of cfi.h: finding a return address's FDE
  * (_dl_find_object, then a binary search of .eh_frame_hdr's sorted table), running the CIE's
  * and FDE's call-frame instructions up to that address to get the rule of its frame, a
- * direct-mapped cache of rules with per-slot sequence numbers, and the walk itself.
+ * set-associative cache of rules with per-slot sequence numbers, and the walk itself.
  *
  * Formats: DWARF 5 §6.4 (call frame information), the LSB's .eh_frame / .eh_frame_hdr
  * (pointer encodings DW_EH_PE_*, augmentations "zPLRS"), the x86-64 psABI's DWARF register
@@ -488,10 +488,18 @@ struct slot {
 	uint64_t pad;
 };
 
-#define CACHE_BITS 12
+/*
+ * 4-way set-associative: a return address may live in any of the 4 slots of its set (128
+ * bytes, two cache lines), so a program's few thousand hot return addresses stay cached. A
+ * direct-mapped cache of the same size thrashed where two hot addresses shared a slot: bash
+ * made 2.2 M rule parses for 561 distinct return addresses (docs/INTERNALS.md "Unwinding cost").
+ */
+#define CACHE_SET_BITS 12
+#define CACHE_WAYS 4
 static struct slot *cache;
 static uint32_t cache_gen = 1;
 static int writing; /* one writer at a time; a busy writer's rule is simply not cached */
+static uint8_t *victim; /* per set: the way the next miss replaces (round robin) */
 /* shared counters, written per fallback and per rule parse, never by a capture the cached
    rules answer (in a JIT-heavy host a fallback may be per sample: one atomic add beside
    libunwind's work) */
@@ -501,21 +509,24 @@ int cfi_init(void)
 {
 	if (__atomic_load_n(&cache, __ATOMIC_ACQUIRE))
 		return 0;
-	struct slot *s = sys_map(sizeof(struct slot) << CACHE_BITS);
+	size_t slots = (size_t)CACHE_WAYS << CACHE_SET_BITS;
+	struct slot *s = sys_map(slots * sizeof(struct slot) + ((size_t)1 << CACHE_SET_BITS));
 	if (!s)
 		return -ENOMEM;
+	victim = (uint8_t *)(s + slots);
 	__atomic_store_n(&cache, s, __ATOMIC_RELEASE);
 	return 0;
 }
 
-static struct slot *slot_of(uintptr_t pc)
+static size_t set_of(uintptr_t pc)
 {
-	return &cache[((uint64_t)pc * 0x9e3779b97f4a7c15ull) >> (64 - CACHE_BITS)];
+	return (size_t)(((uint64_t)pc * 0x9e3779b97f4a7c15ull) >> (64 - CACHE_SET_BITS));
 }
 
-static uint64_t lookup(uintptr_t pc, uint32_t gen)
+/* The rule of pc if slot s holds it for generation gen (seqlock read), else 0 (no valid rule
+   is 0: its kind bits are 1..3). */
+static uint64_t slot_read(const struct slot *s, uintptr_t pc, uint32_t gen)
 {
-	struct slot *s = slot_of(pc);
 	/* a seqlock without fences (ThreadSanitizer has none): acquire loads keep the second
 	   read of seq after the fields, release stores keep the writer's fields after its odd seq;
 	   on x86-64 all of them are plain moves */
@@ -524,12 +535,31 @@ static uint64_t lookup(uintptr_t pc, uint32_t gen)
 	uint64_t rule = __atomic_load_n(&s->rule, __ATOMIC_ACQUIRE);
 	uint32_t g = __atomic_load_n(&s->gen, __ATOMIC_ACQUIRE);
 	uint32_t s2 = __atomic_load_n(&s->seq, __ATOMIC_RELAXED);
-	if (!(s1 & 1) && s1 == s2 && k == pc && g == gen)
-		return rule;
+	return !(s1 & 1) && s1 == s2 && k == pc && g == gen ? rule : 0;
+}
+
+static uint64_t lookup(uintptr_t pc, uint32_t gen)
+{
+	size_t set = set_of(pc);
+	struct slot *ways = &cache[set * CACHE_WAYS];
+	for (int w = 0; w < CACHE_WAYS; w++) {
+		uint64_t r = slot_read(&ways[w], pc, gen);
+		if (r)
+			return r;
+	}
 	__atomic_fetch_add(&n_parses, 1, __ATOMIC_RELAXED);
-	rule = compute_rule(pc);
+	uint64_t rule = compute_rule(pc);
 	if (__atomic_exchange_n(&writing, 1, __ATOMIC_ACQUIRE))
 		return rule;
+	/* a slot of an older generation first, else round robin */
+	int w = 0;
+	while (w < CACHE_WAYS && __atomic_load_n(&ways[w].gen, __ATOMIC_RELAXED) == gen)
+		w++;
+	if (w == CACHE_WAYS) {
+		w = victim[set] % CACHE_WAYS;
+		victim[set] = (uint8_t)(w + 1);
+	}
+	struct slot *s = &ways[w];
 	/* from an even number, even if a writer died half-way (fork): readers must see an odd
 	   number while we write */
 	uint32_t seq = __atomic_load_n(&s->seq, __ATOMIC_RELAXED) & ~1u;
