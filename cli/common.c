@@ -21,6 +21,7 @@
 
 #include "../profile/reader.h"
 #include "sym/symbolize.h"
+#include "symhint.h"
 
 
 enum {
@@ -497,6 +498,8 @@ int common_symbolize(const struct common_args *a, struct profile *p)
 	common_progress("symbolizing");
 	int rc = symbolize_profile(p, &so) == 0 ? 0 : 1;
 	common_progress(NULL);
+	if (rc == 0)
+		symhint_print(p);
 	return rc;
 }
 
