@@ -5,6 +5,7 @@
  */
 #include "symhint.h"
 
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -14,6 +15,7 @@
 #include <unistd.h>
 
 #include "../profile/symtab.h"
+#include "common.h"
 #include "stacks.h"
 
 #define MAX_FILES 8
@@ -89,6 +91,29 @@ static int owner(const char *path, char *pkg, size_t cap)
 	return ok;
 }
 
+/* 1 when the ELF file at path has a symbol table (.symtab): it is not stripped, so its frames
+   lack names for another reason (a build ID mismatch, which the symbolizer warns about). */
+static int has_symtab(const char *path)
+{
+	size_t n = 0;
+	const unsigned char *m = common_map(path, &n);
+	int found = 0;
+	if (m && n >= sizeof(Elf64_Ehdr) && memcmp(m, ELFMAG, SELFMAG) == 0 && m[EI_CLASS] == ELFCLASS64) {
+		Elf64_Ehdr eh;
+		memcpy(&eh, m, sizeof(eh));
+		for (size_t i = 0; i < eh.e_shnum && !found; i++) {
+			uint64_t off = eh.e_shoff + (uint64_t)i * eh.e_shentsize;
+			if (eh.e_shentsize < sizeof(Elf64_Shdr) || off + sizeof(Elf64_Shdr) > n)
+				break;
+			Elf64_Shdr sh;
+			memcpy(&sh, m + off, sizeof(sh));
+			found = sh.sh_type == SHT_SYMTAB;
+		}
+	}
+	common_unmap(m, n);
+	return found;
+}
+
 static const char *base_name(const char *path)
 {
 	const char *s = strrchr(path, '/');
@@ -135,14 +160,20 @@ void symhint_print(const struct profile *p)
 			const struct prof_mapping *m = profile_find_mapping(p, addr);
 			if (!m || !m->path || m->path[0] != '/' || stacks_is_allocator_module(m->path))
 				continue;
-			total++;
 			size_t f = 0;
 			while (f < nfiles && strcmp(files[f].path, m->path) != 0)
 				f++;
-			if (f == nfiles && nfiles < MAX_FILES)
+			if (f == nfiles && nfiles < MAX_FILES) {
+				/* A file that is missing, or has its symbols, got the symbolizer's warning. */
+				if (access(m->path, R_OK) != 0 || has_symtab(m->path))
+					continue;
 				files[nfiles++] = (struct missing){m->path, 0};
+			}
 			if (f < nfiles)
 				files[f].frames++;
+			else
+				continue;
+			total++;
 		}
 	}
 	if (!total)
@@ -155,10 +186,7 @@ void symhint_print(const struct profile *p)
 	for (size_t f = 0; f < nfiles && f < 3 && n < sizeof(line); f++) {
 		char pkg[128];
 		const char *sep = f ? "; " : "";
-		if (access(files[f].path, R_OK) != 0) {
-			n += (size_t)snprintf(line + n, sizeof(line) - n, "%s%s is not on this machine (--lib_prefix, "
-			                      "--sysroot)", sep, files[f].path);
-		} else if (owner(files[f].path, pkg, sizeof(pkg))) {
+		if (owner(files[f].path, pkg, sizeof(pkg))) {
 			n += (size_t)snprintf(line + n, sizeof(line) - n, "%s%s: install %s-dbgsym (the distribution's "
 			                      "debug packages)", sep, base_name(files[f].path), pkg);
 		} else {
