@@ -17,6 +17,7 @@ int cmd_merge(int argc, char **argv);     /* sum profiles into one */
 int cmd_run(int argc, char **argv);       /* run a program under the collector and report */
 int cmd_flame(int argc, char **argv);     /* interactive SVG flame graph */
 int cmd_report(int argc, char **argv);    /* HTML report over a series of dumps */
+int cmd_jeprof(int argc, char **argv);    /* jeprof's command line: its options and output modes */
 int cmd_addr2line(int argc, char **argv); /* addresses of one ELF file -> frames (cli/sym/cmd_addr2line.c) */
 
 #endif

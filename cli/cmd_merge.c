@@ -218,8 +218,8 @@ int cmd_merge(int argc, char **argv)
 		rc = common_symbolize(&a, &p);
 		if (rc == 0) {
 			/* go tool pprof does not know jemalloc's internal frames: drop them as jeprof does */
-			p.jemalloc_frames |= jemalloc;
-			stacks_trim_allocator(&p);
+			if (!a.keep_allocator)
+				stacks_trim_allocator(&p);
 		}
 		int w = rc == 0 ? pprof_export(&p, a.output, pb_gz) : 0;
 		if (w) {

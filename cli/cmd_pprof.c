@@ -10,8 +10,7 @@
 
 #include "cmd.h"
 #include "common.h"
-#include "render/pprof_export.h"
-#include "stacks.h"
+#include "views.h"
 
 enum { X_NO_GZIP = 1 };
 
@@ -53,15 +52,8 @@ int cmd_pprof(int argc, char **argv)
 	struct profile p;
 	profile_init(&p);
 	rc = common_load(&a, &p, 1);
-	if (rc == 0) {
-		/* go tool pprof does not know jemalloc's internal frames: drop them as jeprof does */
-		stacks_trim_allocator(&p);
-		int e = pprof_export(&p, a.output, gzip);
-		if (e < 0) {
-			fprintf(stderr, "heaptap: pprof: %s: %s\n", a.output, strerror(-e));
-			rc = 1;
-		}
-	}
+	if (rc == 0)
+		rc = views_pprof(a.output, &a, &p, gzip);
 	profile_release(&p);
 	common_args_release(&a);
 	return rc;

@@ -3,7 +3,9 @@
  * libheaptap.so preloaded, passes its exit status on, then reads the final dump it left and
  * prints where the live memory was at exit (allocation sites with file:line, bytes, objects,
  * %) and the files written (the dump, a collapsed-stacks file, a flame graph and a pprof file).
- * It does not profile by itself: the collector does; analysis reuses the other commands.
+ * It does not profile by itself: the collector does. The dump is read and symbolized once and
+ * every view is drawn from that one model (views.h); dump file names are parsed by
+ * profile/series.c.
  */
 #include <dirent.h>
 #include <elf.h>
@@ -19,9 +21,11 @@
 #include <unistd.h>
 
 #include "../profile/reader.h"
+#include "../profile/series.h"
 #include "cmd.h"
 #include "common.h"
 #include "stacks.h"
+#include "views.h"
 
 enum { X_CONF = 1, X_OUT, X_TOP, X_QUIET };
 
@@ -38,6 +42,9 @@ static const char run_help[] =
 	"  --out DIR              where the files go (default: ./heaptap-out)\n"
 	"  --top N                how many sites to print (default 10)\n"
 	"  -q, --quiet            print no report, only write the files\n"
+	"  --lib_prefix=DIR[,DIR] --sysroot=DIR --debug-dir=DIR   where the program, its libraries\n"
+	"                         and debug files are looked for, for the report and every file\n"
+	"  --keep-allocator       keep the allocator's frames (malloc, jemalloc, Rust's shims)\n"
 	"Unless the options set a dump schedule, a periodic dump is kept (replaced every 5 s) and\n"
 	"reported when PROG ends without a final dump (Ctrl-C, a crash).\n"
 	"With --conf prof_gdump:true the collector also dumps at new high-water marks (at most one a\n"
@@ -234,28 +241,35 @@ static int run_child(char **argv, const char *lib, const char *conf, pid_t *pid_
 	return 128 + WTERMSIG(st);
 }
 
+/* 1 when name (a file in run's directory) is a dump of run's naming scheme,
+   heaptap.<pid>.<seq>.<kind>[<n>].<ext>, as profile/series.c parses it; e gets its fields. */
+static int dump_name(const char *name, struct series_entry *e)
+{
+	return series_parse_name(name, e) && e->kind && e->prefix_len == 7 && strncmp(name, "heaptap", 7) == 0;
+}
+
+/* 1 when name is a heap_v2 dump (.heap) of run's scheme; e gets its fields. */
+static int heap_dump_name(const char *name, struct series_entry *e)
+{
+	return dump_name(name, e) && strcmp(e->ext, ".heap") == 0;
+}
+
 /* The largest live estimate among pid's high-water dumps (heaptap.<pid>.<seq>.u<n>.heap, written
    with prof_gdump:true), in bytes; 0 when there are none. */
-static double peak_from_gdumps(const struct common_args *a, const char *dir, pid_t pid, int *ndumps)
+static double peak_from_gdumps(const char *dir, pid_t pid, int *ndumps)
 {
 	*ndumps = 0;
 	DIR *d = opendir(dir);
 	if (!d)
 		return 0;
-	char prefix[64];
-	int plen = snprintf(prefix, sizeof(prefix), "heaptap.%d.", (int)pid);
 	double peak = 0;
 	struct dirent *e;
+	struct series_entry se;
 	while ((e = readdir(d))) {
-		const char *nm = e->d_name;
-		size_t n = strlen(nm);
-		if (strncmp(nm, prefix, (size_t)plen) != 0 || n < 5 || strcmp(nm + n - 5, ".heap") != 0)
-			continue;
-		const char *dot = strchr(nm + plen, '.');
-		if (!dot || dot[1] != 'u')
+		if (!heap_dump_name(e->d_name, &se) || se.pid != pid || se.kind != 'u')
 			continue;
 		char *path;
-		if (asprintf(&path, "%s/%s", dir, nm) < 0)
+		if (asprintf(&path, "%s/%s", dir, e->d_name) < 0)
 			continue;
 		struct profile q;
 		profile_init(&q);
@@ -280,18 +294,13 @@ static void remove_periodic(const char *dir, pid_t pid)
 	DIR *d = opendir(dir);
 	if (!d)
 		return;
-	char prefix[64];
-	int plen = snprintf(prefix, sizeof(prefix), "heaptap.%d.", (int)pid);
 	struct dirent *e;
+	struct series_entry se;
 	while ((e = readdir(d))) {
-		const char *nm = e->d_name;
-		if (strncmp(nm, prefix, (size_t)plen) != 0)
-			continue;
-		const char *dot = strchr(nm + plen, '.');
-		if (!dot || dot[1] != 't' || dot[2] < '0' || dot[2] > '9')
+		if (!dump_name(e->d_name, &se) || se.pid != pid || se.kind != 't' || se.kseq < 0)
 			continue;
 		char *path;
-		if (asprintf(&path, "%s/%s", dir, nm) >= 0) {
+		if (asprintf(&path, "%s/%s", dir, e->d_name) >= 0) {
 			unlink(path);
 			free(path);
 		}
@@ -306,22 +315,18 @@ static char *find_dump(const char *dir, pid_t pid, int final_only)
 	DIR *d = opendir(dir);
 	if (!d)
 		return NULL;
-	char prefix[64];
-	int plen = snprintf(prefix, sizeof(prefix), "heaptap.%d.", (int)pid);
 	char *best = NULL;
-	long best_seq = -1;
+	long long best_seq = -1;
 	struct dirent *e;
+	struct series_entry se;
 	while ((e = readdir(d))) {
-		size_t n = strlen(e->d_name);
-		if (strncmp(e->d_name, prefix, (size_t)plen) != 0 || n < 7 ||
-		    strcmp(e->d_name + n - (final_only ? 7 : 5), final_only ? ".f.heap" : ".heap") != 0)
+		if (!heap_dump_name(e->d_name, &se) || se.pid != pid || (final_only && se.kind != 'f'))
 			continue;
-		long seq = strtol(e->d_name + plen, NULL, 10);
-		if (seq > best_seq) {
+		if (se.seq > best_seq) {
 			free(best);
 			if (asprintf(&best, "%s/%s", dir, e->d_name) < 0)
 				best = NULL;
-			best_seq = seq;
+			best_seq = se.seq;
 		}
 	}
 	closedir(d);
@@ -344,9 +349,9 @@ static char **list_final_dumps(const char *dir, size_t *n)
 	if (!d)
 		return NULL;
 	struct dirent *e;
+	struct series_entry se;
 	while ((e = readdir(d))) {
-		size_t len = strlen(e->d_name);
-		if (len < 7 || strcmp(e->d_name + len - 7, ".f.heap") != 0)
+		if (!series_parse_name(e->d_name, &se) || se.kind != 'f' || strcmp(se.ext, ".heap") != 0)
 			continue;
 		if (*n == cap) {
 			cap = cap ? cap * 2 : 64;
@@ -366,25 +371,23 @@ static char **list_final_dumps(const char *dir, size_t *n)
 }
 
 /* Final dumps under dir of processes other than pid that were not there before the run
-   (before[0..nbefore), sorted): the children PROG started (a shell's, a build's). The one that held the most live memory goes to *best
-   (malloc'd path, or NULL), with its live bytes, pid and program name (cap bytes). Returns how
-   many there were. */
+   (before[0..nbefore), sorted): the children PROG started (a shell's, a build's). The one that
+   held the most live memory goes to *best (malloc'd path, or NULL) and is left read (not
+   symbolized) in *bestp (profile_init'ed by the caller), with its live bytes, pid and program
+   name (cap bytes). Returns how many there were. */
 static int child_dumps(const char *dir, pid_t pid, char *const *before, size_t nbefore, char **best,
-                       double *best_live, pid_t *best_pid, char *prog, size_t cap)
+                       struct profile *bestp, double *best_live, pid_t *best_pid, char *prog, size_t cap)
 {
 	*best = NULL;
 	DIR *d = opendir(dir);
 	if (!d)
 		return 0;
-	char own[64];
-	int olen = snprintf(own, sizeof(own), "heaptap.%d.", (int)pid);
 	int n = 0;
 	struct dirent *e;
+	struct series_entry se;
 	while ((e = readdir(d))) {
 		const char *nm = e->d_name;
-		size_t len = strlen(nm);
-		if (strncmp(nm, "heaptap.", 8) != 0 || strncmp(nm, own, (size_t)olen) == 0 || len < 7 ||
-		    strcmp(nm + len - 7, ".f.heap") != 0)
+		if (!heap_dump_name(nm, &se) || se.kind != 'f' || se.pid == pid)
 			continue;
 		if (nbefore && bsearch(&nm, before, nbefore, sizeof(*before), cmp_str))
 			continue;
@@ -403,9 +406,12 @@ static int child_dumps(const char *dir, pid_t pid, char *const *before, size_t n
 			*best = path;
 			path = NULL;
 			*best_live = live;
-			*best_pid = (pid_t)strtol(nm + 8, NULL, 10);
+			*best_pid = (pid_t)se.pid;
 			const char *name = q.cmdline && *q.cmdline ? q.cmdline : q.exe_path ? q.exe_path : "?";
 			snprintf(prog, cap, "%.*s", (int)strcspn(name, " "), name);
+			profile_release(bestp);
+			*bestp = q; /* moved: q is not released */
+			profile_init(&q);
 		}
 		profile_release(&q);
 		free(path);
@@ -511,32 +517,20 @@ static void print_sites(const struct stacks *s, const struct site *sites, size_t
 	}
 }
 
-/* Prints the live-at-exit report of the dump at path. Returns 0 or 1. */
-static int report(const struct common_args *a, const struct run_opts *o, const char *path,
-                  const char *prog, const char *when, double peak, int npeak)
+/* Prints the live-at-exit report of p (the dump, symbolized). Returns 0 or 1. */
+static int report(const struct run_opts *o, const struct profile *p, const char *prog, const char *when,
+                  double peak, int npeak)
 {
-	struct profile p;
-	profile_init(&p);
-	int rc = common_read(a, path, &p);
-	if (rc == 0)
-		rc = common_symbolize(a, &p);
-	if (rc) {
-		profile_release(&p);
-		return rc;
-	}
 	struct stacks_options so = {.value_index = PV_INUSE_BYTES, .gran = GRAN_LINES, .style = STACKS_SHORT, .trim = -1,
 	                            .unresolved = STACKS_UNRESOLVED_MODULE};
-	if (p.has_alloc)
+	if (p->has_alloc)
 		so.value_index = PV_ALLOC_BYTES; /* keep the traces of freed memory too */
 	struct stacks s;
-	if (stacks_build(&s, &p, &so)) {
-		profile_release(&p);
+	if (stacks_build(&s, p, &so))
 		return 1;
-	}
 	struct site *sites = calloc(s.ntraces + 1, sizeof(*sites));
 	if (!sites) {
 		stacks_release(&s);
-		profile_release(&p);
 		return 1;
 	}
 	/* One site per (leaf, nearest frame of the program's own code when the leaf is not). */
@@ -546,7 +540,7 @@ static int report(const struct common_args *a, const struct run_opts *o, const c
 		st->name = tr->frames[tr->nframes - 1];
 		st->from = -1;
 		const struct prof_mapping *m =
-			tr->sample && tr->sample->naddrs ? profile_find_mapping(&p, tr->sample->addrs[0]) : NULL;
+			tr->sample && tr->sample->naddrs ? profile_find_mapping(p, tr->sample->addrs[0]) : NULL;
 		st->module = m && m->path && m->path[0] ? m->path : NULL;
 		if (!own_code(s.names[st->name].name)) {
 			for (uint32_t k = tr->nframes - 1; k-- > 0;) {
@@ -575,12 +569,12 @@ static int report(const struct common_args *a, const struct run_opts *o, const c
 	}
 	double live = s.total_v[PV_INUSE_BYTES], live_objs = s.total_v[PV_INUSE_OBJS];
 	char b1[32], b2[32], note[96] = "";
-	if (p.period > 1) {
-		human_bytes((double)p.period, b2, sizeof(b2), 1);
+	if (p->period > 1) {
+		human_bytes((double)p->period, b2, sizeof(b2), 1);
 		snprintf(note, sizeof(note), " (estimated from samples, one per %s allocated on average)", b2);
 	}
 	printf("\n");
-	if (p.has_alloc) {
+	if (p->has_alloc) {
 		human_bytes(s.total_v[PV_ALLOC_BYTES], b1, sizeof(b1), 0);
 		double aobjs = s.total_v[PV_ALLOC_OBJS];
 		printf("heaptap: allocated by %s while it ran: %s in %.0f object%s%s\n", prog, b1, aobjs,
@@ -591,10 +585,10 @@ static int report(const struct common_args *a, const struct run_opts *o, const c
 		human_bytes(live, b1, sizeof(b1), 0);
 		printf("heaptap: live heap of %s %s: %s in %.0f object%s%s\n", prog, when, b1, live_objs,
 		       live_objs >= 0.5 && live_objs < 1.5 ? "" : "s", note);
-	} else if (p.nsamples == 0 && p.period > 1) {
+	} else if (p->nsamples == 0 && p->period > 1) {
 		printf("heaptap: live heap of %s %s: nothing sampled (one sample per %s allocated on "
 		       "average; --conf lg_prof_sample:0 records every allocation)\n", prog, when, b2);
-	} else if (p.nsamples == 0) {
+	} else if (p->nsamples == 0) {
 		printf("heaptap: live heap of %s %s: none\n", prog, when);
 	} else {
 		printf("heaptap: live heap of %s %s: none (every sampled allocation was freed)%s\n",
@@ -603,9 +597,9 @@ static int report(const struct common_args *a, const struct run_opts *o, const c
 	/* jemalloc exports its own operator new/delete: C++ allocations then never reach the
 	   malloc heaptap interposes. Say so rather than let a small report look complete. */
 	int jemalloc = 0;
-	for (size_t i = 0; i < p.nmaps; i++)
-		jemalloc |= p.maps[i].path && stacks_is_allocator_module(p.maps[i].path);
-	if (jemalloc && p.exe_path && links_libstdcxx(p.exe_path))
+	for (size_t i = 0; i < p->nmaps; i++)
+		jemalloc |= p->maps[i].path && stacks_is_allocator_module(p->maps[i].path);
+	if (jemalloc && p->exe_path && links_libstdcxx(p->exe_path))
 		printf("heaptap: note: %s runs on jemalloc, whose operator new bypasses the malloc heaptap "
 		       "samples: C++ allocations are missing (profile it with MALLOC_CONF=prof:true and read "
 		       "jemalloc's dumps with heaptap top)\n", prog);
@@ -617,38 +611,36 @@ static int report(const struct common_args *a, const struct run_opts *o, const c
 	if (live > 0) {
 		qsort(sites, nsites, sizeof(*sites), cmp_live);
 		print_sites(&s, sites, nsites, o->top, 0, live);
-	} else if (p.has_alloc && s.total_v[PV_ALLOC_BYTES] > 0) {
+	} else if (p->has_alloc && s.total_v[PV_ALLOC_BYTES] > 0) {
 		qsort(sites, nsites, sizeof(*sites), cmp_alloc);
 		print_sites(&s, sites, nsites, o->top, 1, s.total_v[PV_ALLOC_BYTES]);
 	}
 	free(sites);
 	stacks_release(&s);
-	profile_release(&p);
 	return 0;
 }
 
-/* Runs another command quietly (its stdout to /dev/null) with the given arguments. */
-static int run_cmd(int (*fn)(int, char **), char **argv)
+/* Writes the other views of the dump p (symbolized): folded stacks to names[0], the flame
+   graph to names[1] and, unless the collector wrote it, a pprof file to names[2]. ok[0..2] say
+   which exist afterwards. Trims p's allocator frames. */
+static void write_views(const struct common_args *a, struct profile *p, char *const names[3], int ok[3])
 {
-	int argc = 0;
-	while (argv[argc])
-		argc++;
-	fflush(stdout);
-	int saved = dup(1), null = open("/dev/null", O_WRONLY | O_CLOEXEC);
-	if (saved < 0 || null < 0) {
-		if (saved >= 0)
-			close(saved);
-		if (null >= 0)
-			close(null);
-		return fn(argc, argv);
+	FILE *f = fopen(names[0], "w");
+	if (f) {
+		ok[0] = views_folded(f, a, p, NULL, FOLDED_NEG_DROP) == 0;
+		ok[0] &= fclose(f) == 0;
 	}
-	dup2(null, 1);
-	close(null);
-	int rc = fn(argc, argv);
-	fflush(stdout);
-	dup2(saved, 1);
-	close(saved);
-	return rc;
+	struct flame_options fo;
+	flame_options_init(&fo);
+	fo.countname = common_is_space(a) ? "bytes" : "objects";
+	if ((f = fopen(names[1], "w"))) {
+		ok[1] = views_flame(f, a, p, NULL, &fo, 0) == 0;
+		ok[1] &= fclose(f) == 0;
+	}
+	if (access(names[2], F_OK) == 0)
+		ok[2] = 1; /* the collector wrote one itself */
+	else
+		ok[2] = views_pprof(names[2], a, p, 1) == 0; /* last: it trims p */
 }
 
 int cmd_run(int argc, char **argv)
@@ -719,23 +711,30 @@ int cmd_run(int argc, char **argv)
 	const char *when = "at exit";
 	if (!dump && !sig && (status == 127 || status == 126))
 		goto done; /* exec failed (the child said why) */
+	/* The dump reported and written out in other forms: read once, symbolized once. */
+	struct profile p;
+	profile_init(&p);
+	int loaded = 0; /* 1: p holds dump, read but not yet symbolized */
 	/* PROG may be a shell or a driver whose children did the work: report whichever process
 	   held the most live memory. */
 	const char *who = a.rest[0];
 	char cprog[256] = "", *cdump = NULL;
 	double clive = 0;
 	pid_t cpid = 0;
-	int nchild = child_dumps(dir, pid, before, nbefore, &cdump, &clive, &cpid, cprog, sizeof(cprog));
+	struct profile cp;
+	profile_init(&cp);
+	int nchild = child_dumps(dir, pid, before, nbefore, &cdump, &cp, &clive, &cpid, cprog, sizeof(cprog));
 	int had_own = dump != NULL;
 	if (cdump) {
 		double mlive = -1;
 		if (dump) {
-			struct profile q;
-			profile_init(&q);
 			char err[256];
-			if (profile_read_file(dump, &q, err, sizeof(err)) == 0)
-				mlive = profile_total(&q, PV_INUSE_BYTES);
-			profile_release(&q);
+			if (profile_read_file(dump, &p, err, sizeof(err)) == 0) {
+				mlive = profile_total(&p, PV_INUSE_BYTES);
+				loaded = 1;
+			} else {
+				profile_release(&p);
+			}
 		}
 		if (clive > mlive) {
 			if (!o.quiet)
@@ -747,9 +746,14 @@ int cmd_run(int argc, char **argv)
 			cdump = NULL;
 			who = cprog;
 			pid = cpid;
+			profile_release(&p);
+			p = cp; /* moved */
+			profile_init(&cp);
+			loaded = 1;
 		}
 		free(cdump);
 	}
+	profile_release(&cp);
 	if (!dump) {
 		if (sig)
 			fprintf(stderr, "heaptap: run: %s was killed by signal %d (%s) before its final dump\n",
@@ -771,67 +775,47 @@ int cmd_run(int argc, char **argv)
 	if (!own_schedule && strcmp(when, "at exit") == 0)
 		remove_periodic(dir, pid);
 	int npeak;
-	double peak = peak_from_gdumps(&a, dir, pid, &npeak);
-	if (!o.quiet && report(&a, &o, dump, who, when, peak, npeak) != 0 && status == 0)
+	double peak = peak_from_gdumps(dir, pid, &npeak);
+	int lrc = loaded ? 0 : common_read(&a, dump, &p);
+	if (lrc == 0)
+		lrc = common_symbolize(&a, &p);
+	if (lrc != 0 && status == 0)
+		status = 1;
+	if (lrc == 0 && !o.quiet && report(&o, &p, who, when, peak, npeak) != 0 && status == 0)
 		status = 1;
 
-	/* The other views of the same dump. */
-	char *base = strdup(dump);
-	if (base) {
-		base[strlen(base) - 5] = '\0'; /* drop ".heap" */
-		char *collapsed = NULL, *svg = NULL, *pb = NULL;
-		int ok1 = 0, ok2 = 0, ok3 = 0;
-		if (asprintf(&collapsed, "%s.collapsed", base) >= 0) {
-			int fd = open(collapsed, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-			if (fd >= 0) {
-				fflush(stdout);
-				int saved = dup(1);
-				dup2(fd, 1);
-				close(fd);
-				char *cargv[] = {"collapsed", dump, NULL};
-				ok1 = cmd_collapsed(2, cargv) == 0;
-				fflush(stdout);
-				dup2(saved, 1);
-				close(saved);
-			}
-		}
-		if (asprintf(&svg, "%s.svg", base) >= 0) {
-			char *fargv[] = {"flame", "-o", svg, dump, NULL};
-			ok2 = run_cmd(cmd_flame, fargv) == 0;
-		}
-		if (asprintf(&pb, "%s.pb.gz", base) >= 0 && access(pb, F_OK) != 0) {
-			char *pargv[] = {"pprof", "-o", pb, dump, NULL};
-			ok3 = run_cmd(cmd_pprof, pargv) == 0;
-		} else if (pb) {
-			ok3 = 1; /* the collector wrote one itself */
-		}
-		if (!o.quiet) {
-			/* Shown under the directory as the user named it. */
-			char od[PATH_MAX];
-			snprintf(od, sizeof(od), "%s", o.out);
-			for (size_t l = strlen(od); l > 1 && od[l - 1] == '/';)
-				od[--l] = '\0';
-			if (strcmp(od, "/") == 0)
-				od[0] = '\0';
-			size_t dl = strlen(dir);
-			printf("\nfiles:\n  dump (jeprof, heaptap top):  %s%s\n", od, dump + dl);
-			if (ok1)
-				printf("  folded stacks:               %s%s\n", od, collapsed + dl);
-			if (ok2)
-				printf("  flame graph:                 %s%s\n", od, svg + dl);
-			if (ok3)
-				printf("  pprof (go tool pprof):       %s%s\n", od, pb + dl);
-			int others = nchild - (who != a.rest[0]) + (who != a.rest[0] && had_own);
-			if (others > 0)
-				printf("  final dumps of %d other process%s of this run in %s (heaptap top, merge)\n",
-				       others, others == 1 ? "" : "es", od[0] ? od : "/");
-			fflush(stdout);
-		}
-		free(collapsed);
-		free(svg);
-		free(pb);
-		free(base);
+	/* The other views of the same dump, from the same loaded profile. */
+	char *names[3] = {NULL, NULL, NULL};
+	int ok[3] = {0, 0, 0};
+	size_t blen = strlen(dump) - 5; /* without ".heap" */
+	if (lrc == 0 && asprintf(&names[0], "%.*s.collapsed", (int)blen, dump) >= 0 &&
+	    asprintf(&names[1], "%.*s.svg", (int)blen, dump) >= 0 && asprintf(&names[2], "%.*s.pb.gz", (int)blen, dump) >= 0)
+		write_views(&a, &p, names, ok);
+	if (!o.quiet) {
+		/* Shown under the directory as the user named it. */
+		char od[PATH_MAX];
+		snprintf(od, sizeof(od), "%s", o.out);
+		for (size_t l = strlen(od); l > 1 && od[l - 1] == '/';)
+			od[--l] = '\0';
+		if (strcmp(od, "/") == 0)
+			od[0] = '\0';
+		size_t dl = strlen(dir);
+		printf("\nfiles:\n  dump (jeprof, heaptap top):  %s%s\n", od, dump + dl);
+		if (ok[0])
+			printf("  folded stacks:               %s%s\n", od, names[0] + dl);
+		if (ok[1])
+			printf("  flame graph:                 %s%s\n", od, names[1] + dl);
+		if (ok[2])
+			printf("  pprof (go tool pprof):       %s%s\n", od, names[2] + dl);
+		int others = nchild - (who != a.rest[0]) + (who != a.rest[0] && had_own);
+		if (others > 0)
+			printf("  final dumps of %d other process%s of this run in %s (heaptap top, merge)\n",
+			       others, others == 1 ? "" : "es", od[0] ? od : "/");
+		fflush(stdout);
 	}
+	for (int i = 0; i < 3; i++)
+		free(names[i]);
+	profile_release(&p);
 	free(dump);
 done:
 	for (size_t i = 0; i < nbefore; i++)

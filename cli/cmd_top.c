@@ -1,14 +1,13 @@
 /*
  * cmd_top.c - `heaptap top`: where the memory is, in jeprof's --text layout (so scripts that
  * parse jeprof output keep working). Loading and option parsing are common.c's, naming and
- * totals stacks.c's, the layout render/text.c's.
+ * totals stacks.c's, the layout render/text.c's (through views.c).
  */
 #include <stdio.h>
 
 #include "cmd.h"
 #include "common.h"
-#include "render/text.h"
-#include "stacks.h"
+#include "views.h"
 
 static const char top_help[] =
 	"usage: heaptap top [options] [BINARY] PROFILE...\n"
@@ -34,20 +33,8 @@ int cmd_top(int argc, char **argv)
 	struct profile p;
 	profile_init(&p);
 	rc = common_load(&a, &p, 1);
-	if (rc == 0) {
-		struct stacks_options so;
-		struct stacks s;
-		stacks_options_from(&so, &a);
-		if (stacks_build(&s, &p, &so) != 0) {
-			rc = 1;
-		} else {
-			if (text_write_top(stdout, &a, &s, a.nodecount) != 0 || fflush(stdout) != 0) {
-				perror("heaptap: top: stdout");
-				rc = 1;
-			}
-			stacks_release(&s);
-		}
-	}
+	if (rc == 0)
+		rc = views_text(stdout, &a, &p);
 	profile_release(&p);
 	common_args_release(&a);
 	return rc;

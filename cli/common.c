@@ -21,6 +21,7 @@
 
 #include "../profile/reader.h"
 #include "sym/symbolize.h"
+#include "symhint.h"
 
 
 enum {
@@ -28,7 +29,7 @@ enum {
 	O_SHOW_BYTES, O_FOCUS, O_IGNORE, O_FUNCTIONS, O_LINES, O_ADDRESSES, O_FILES,
 	O_NODECOUNT, O_NODEFRACTION, O_EDGEFRACTION, O_MAXDEGREE, O_LIB_PREFIX, O_SYSROOT,
 	O_BASE, O_NO_SYMBOLIZE, O_HELP, O_CUM, O_DROP_NEGATIVE, O_OUTPUT, O_DEBUG_DIR, O_NO_DEMANGLE,
-	O_NO_INLINES
+	O_NO_INLINES, O_KEEP_ALLOCATOR
 };
 
 static const struct common_opt shared_opts[] = {
@@ -61,6 +62,8 @@ static const struct common_opt shared_opts[] = {
 	{"debug-dir", 1, O_DEBUG_DIR},
 	{"no-demangle", 0, O_NO_DEMANGLE},
 	{"no-inlines", 0, O_NO_INLINES},
+	{"keep-allocator", 0, O_KEEP_ALLOCATOR},
+	{"keep_allocator", 0, O_KEEP_ALLOCATOR},
 	{"o", 1, O_OUTPUT},
 	{"output", 1, O_OUTPUT},
 	{NULL, 0, 0},
@@ -79,6 +82,7 @@ static const char shared_help[] =
 	"  --debug-dir=DIR        root of separate debug files (default /usr/lib/debug)\n"
 	"  --no-demangle --no-inlines             raw symbol names; no inlined frames\n"
 	"  --no-symbolize         show raw addresses\n"
+	"  --keep-allocator       keep the allocator's frames (malloc, jemalloc, Rust's shims)\n"
 	"  -o FILE, --output=FILE write to FILE instead of stdout\n"
 	"  BINARY and PROFILE arguments may come in any order (an ELF file is the binary)\n";
 
@@ -240,6 +244,7 @@ static int apply_shared(struct common_args *a, int id, const char *v)
 	case O_DEBUG_DIR: a->debug_dir = v; return 0;
 	case O_NO_DEMANGLE: a->no_demangle = 1; return 0;
 	case O_NO_INLINES: a->no_inlines = 1; return 0;
+	case O_KEEP_ALLOCATOR: a->keep_allocator = 1; return 0;
 	}
 	return 0;
 }
@@ -493,6 +498,8 @@ int common_symbolize(const struct common_args *a, struct profile *p)
 	common_progress("symbolizing");
 	int rc = symbolize_profile(p, &so) == 0 ? 0 : 1;
 	common_progress(NULL);
+	if (rc == 0)
+		symhint_print(p);
 	return rc;
 }
 

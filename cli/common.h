@@ -74,6 +74,7 @@ struct common_args {
 	const char *debug_dir;    /* --debug-dir=DIR: root of separate debug files, or NULL */
 	int no_demangle;          /* --no-demangle */
 	int no_inlines;           /* --no-inlines */
+	int keep_allocator;       /* --keep-allocator: do not trim the allocator's frames */
 	const char *output;       /* -o FILE / --output=FILE, or NULL (commands that write files) */
 
 	const char *binary;       /* the ELF positional, or NULL */

@@ -19,6 +19,7 @@
 struct addr_info {
 	uint64_t addr;
 	uint32_t first, n;  /* name ids in priv->pool[first .. first+n), innermost (leaf) first */
+	uint32_t cut;       /* trimming: the innermost inlined frames that are the allocator's */
 	unsigned char used, alloc, focus, ignore;
 };
 
@@ -64,6 +65,55 @@ int stacks_is_allocator(const char *s)
 			return 1;
 	/* jeprof's skip_regexp: TCMalloc|^tcmalloc:: */
 	return strstr(s, "TCMalloc") != NULL || strncmp(s, "tcmalloc::", 10) == 0;
+}
+
+/* jemalloc's own functions when they are not exported under a public name: every build
+   prefixes its private symbols (je_ in a plain build, _rjem_je_ in tikv-jemallocator's, and
+   the public ones _rjem_), and the static inline helpers a build leaves out of line keep
+   their bare names. */
+static const char *const jemalloc_prefixes[] = {"je_", "_rjem_", "__je_", NULL};
+static const char *const jemalloc_names[] = {
+	"imalloc", "imalloc_body", "imalloc_fastpath", "ialloc", "iallocztm", "ipalloc", "ipallocztm",
+	"ialloc_prof", "ialloc_prof_sample", "irealloc_prof", "irealloc_prof_sample", "irallocx_prof",
+	"irallocx_prof_sample", "ixallocx_prof", "ixalloc", "iralloc", "iralloct", "do_rallocx",
+	"malloc_default", "prof_backtrace", "prof_backtrace_impl", "prof_unwind_callback",
+	"prof_tctx_create", "prof_alloc_prep", "prof_malloc_sample_object", "prof_sample_check",
+	"arena_malloc", "arena_malloc_hard", "arena_palloc", "tcache_alloc_small",
+	"tcache_alloc_small_hard", "tcache_alloc_large", "large_malloc", "large_palloc", NULL,
+};
+/* The Rust global-allocator shims and the standard library's allocation machinery, by the
+   start of their full demangled names (a legacy symbol's "::h<hash>" suffix does not matter)
+   or by what they contain (trait impls, "<T as Trait>::method"). */
+static const char *const rust_prefixes[] = {
+	"__rust_alloc", "__rust_realloc", "__rdl_", "__rg_", "alloc::alloc::", "<alloc::alloc::",
+	"alloc::raw_vec::", "<alloc::raw_vec::", "tikv_jemallocator::", "<tikv_jemallocator::",
+	"jemallocator::", "<jemallocator::", NULL,
+};
+static const char *const rust_infixes[] = {
+	" as core::alloc::global::GlobalAlloc>::", " as core::alloc::GlobalAlloc>::",
+	" as core::alloc::Allocator>::", " as core::alloc::Alloc>::", NULL,
+};
+
+static int starts_with_any(const char *s, const char *const *list)
+{
+	for (int i = 0; list[i]; i++)
+		if (strncmp(s, list[i], strlen(list[i])) == 0)
+			return 1;
+	return 0;
+}
+
+int stacks_is_allocator_full(const char *full, const char *short_name)
+{
+	if (stacks_is_allocator(short_name) || starts_with_any(full, jemalloc_prefixes) ||
+	    starts_with_any(full, rust_prefixes))
+		return 1;
+	for (int i = 0; jemalloc_names[i]; i++)
+		if (strcmp(short_name, jemalloc_names[i]) == 0)
+			return 1;
+	for (int i = 0; rust_infixes[i]; i++)
+		if (strstr(full, rust_infixes[i]))
+			return 1;
+	return 0;
 }
 
 int stacks_is_allocator_module(const char *path)
@@ -332,6 +382,25 @@ static void frame_name(struct sbuf *b, const struct stacks_options *o, uint64_t 
 	}
 }
 
+/* 1 when addr (whose symbol is sym, or NULL) is an allocator frame: the outermost function of
+   its inline chain is the allocator's by name (stacks_is_allocator_full), or the address lies
+   in an allocator library. jemalloc's own frames lead its stacks; a stripped libjemalloc leaves
+   most of them nameless (jeprof's nm look-up happens to call them "malloc"), so anything inside
+   the allocator's library is the allocator's. */
+static int addr_is_allocator(const struct profile *p, uint64_t addr, const struct prof_symbol *sym)
+{
+	if (sym && sym->nframes && sym->frames[sym->nframes - 1].func) {
+		const char *full = sym->frames[sym->nframes - 1].func;
+		char sn[4096];
+		stacks_short_name(full, sn, sizeof(sn));
+		if (stacks_is_allocator_full(full, sn))
+			return 1;
+	}
+	const struct prof_mapping *m = profile_find_mapping(p, addr);
+	const char *path = m && m->path ? m->path : sym && sym->module ? sym->module : NULL;
+	return path && stacks_is_allocator_module(path);
+}
+
 static struct addr_info *addr_lookup(const struct profile *p, struct stacks *s, struct priv *pv,
                                      const struct stacks_options *o, int trim, uint64_t addr,
                                      struct sbuf *b)
@@ -393,18 +462,18 @@ static struct addr_info *addr_lookup(const struct profile *p, struct stacks *s, 
 		}
 	}
 	ai->n = (uint32_t)(pv->pool_n - ai->first);
-	if (trim && nf && sym->frames[nf - 1].func) {
-		char sn[4096];
-		stacks_short_name(sym->frames[nf - 1].func, sn, sizeof(sn));
-		ai->alloc = (unsigned char)stacks_is_allocator(sn);
-	}
-	if (trim && !ai->alloc) {
-		/* jemalloc's own frames lead its stacks; a stripped libjemalloc leaves most of them
-		   nameless, and jeprof's nm look-up happens to call them "malloc". Anything inside the
-		   allocator's library is the allocator's. */
-		const struct prof_mapping *m = profile_find_mapping(p, addr);
-		const char *path = m && m->path ? m->path : sym && sym->module ? sym->module : NULL;
-		ai->alloc = (unsigned char)(path && stacks_is_allocator_module(path));
+	if (trim) {
+		ai->alloc = (unsigned char)addr_is_allocator(p, addr, sym);
+		/* Allocator code inlined into the caller (Rust's RawVec and Global::alloc_impl are):
+		   its frames are cut from the inner end of the chain like whole frames. */
+		for (uint32_t k = 0; !ai->alloc && k + 1 < nf; k++) {
+			if (!sym->frames[k].func)
+				continue;
+			char sn[4096];
+			stacks_short_name(sym->frames[k].func, sn, sizeof(sn));
+			if (stacks_is_allocator_full(sym->frames[k].func, sn))
+				ai->cut = k + 1;
+		}
 	}
 	if (o->focus)
 		ai->focus = (unsigned char)addr_matches(o->focus, addr, sym);
@@ -413,30 +482,14 @@ static struct addr_info *addr_lookup(const struct profile *p, struct stacks *s, 
 	return ai;
 }
 
-/* 1 when addr is an allocator frame by the rule addr_lookup applies when trimming. */
-static int addr_is_allocator(const struct profile *p, uint64_t addr)
-{
-	const struct prof_symbol *sym = p->syms ? symtab_get(p->syms, addr) : NULL;
-	if (sym && sym->nframes && sym->frames[sym->nframes - 1].func) {
-		char sn[4096];
-		stacks_short_name(sym->frames[sym->nframes - 1].func, sn, sizeof(sn));
-		if (stacks_is_allocator(sn))
-			return 1;
-	}
-	const struct prof_mapping *m = profile_find_mapping(p, addr);
-	const char *path = m && m->path ? m->path : sym && sym->module ? sym->module : NULL;
-	return path && stacks_is_allocator_module(path);
-}
-
 void stacks_trim_allocator(struct profile *p)
 {
-	if (!p->jemalloc_frames)
-		return;
 	for (size_t i = 0; i < p->nsamples; i++) {
 		struct prof_sample *sm = &p->samples[i];
 		uint32_t cut = 0; /* frames to drop from the leaf side */
 		for (uint32_t a = 0; a < sm->naddrs; a++)
-			if (sm->addrs[a] <= 0x7fffffffffffffffULL && addr_is_allocator(p, sm->addrs[a]))
+			if (sm->addrs[a] <= 0x7fffffffffffffffULL &&
+			    addr_is_allocator(p, sm->addrs[a], p->syms ? symtab_get(p->syms, sm->addrs[a]) : NULL))
 				cut = a + 1;
 		if (cut >= sm->naddrs)
 			cut = sm->naddrs - 1; /* all allocator: keep the outermost frame and the value */
@@ -455,7 +508,9 @@ void stacks_options_from(struct stacks_options *o, const struct common_args *a)
 	o->style = STACKS_SHORT;
 	o->focus = a->focus ? &a->focus_re : NULL;
 	o->ignore = a->ignore ? &a->ignore_re : NULL;
-	o->trim = -1;
+	o->trim = a->keep_allocator ? 0 : -1;
+	/* Frames without a name: "<library>+0x<offset>" unless the user asked for raw addresses. */
+	o->unresolved = a->no_symbolize ? STACKS_UNRESOLVED_ADDRESS : STACKS_UNRESOLVED_MODULE;
 }
 
 int stacks_build(struct stacks *s, const struct profile *p, const struct stacks_options *o)
@@ -467,7 +522,7 @@ int stacks_build(struct stacks *s, const struct profile *p, const struct stacks_
 		return -1;
 	}
 	s->priv = pv;
-	int trim = o->trim < 0 ? p->jemalloc_frames : o->trim;
+	int trim = o->trim != 0;
 	common_progress("naming and summing stacks");
 	int k = o->value_index;
 	struct sbuf b = {0};
@@ -496,7 +551,14 @@ int stacks_build(struct stacks *s, const struct profile *p, const struct stacks_
 				np = 0; /* everything so far was inside the allocator */
 				continue;
 			}
-			path[np++] = *ai;
+			path[np] = *ai;
+			if (ai->cut) {
+				np = 0; /* so was everything so far, and the chain's inner end */
+				path[0] = *ai;
+				path[0].first += ai->cut;
+				path[0].n -= ai->cut;
+			}
+			np++;
 		}
 		if (np == 0)
 			continue;

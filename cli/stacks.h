@@ -1,7 +1,8 @@
 /*
  * stacks.h - turns a (symbolized) profile into display stacks: every sample's addresses
  * expanded into their inline chains, named at the chosen granularity, allocator frames
- * trimmed from the leaf side as jeprof does for jemalloc dumps, --focus/--ignore applied; then
+ * trimmed from the leaf side as jeprof does (in every profile, by a longer list of names:
+ * jemalloc's whatever its prefix, Rust's allocator shims), --focus/--ignore applied; then
  * flat and cumulative values per name (a name counted once per stack, as jeprof does).
  *
  * It does no printing and no symbolizing: renderers (text, dot, collapsed, flame, report) read
@@ -40,21 +41,22 @@ struct stacks_options {
 	const regex_t *focus;   /* keep only stacks where some frame's name matches, or NULL */
 	const regex_t *ignore;  /* drop stacks where some frame's name matches, or NULL */
 	enum stacks_unresolved unresolved; /* naming of frames without a function name */
-	int trim;               /* -1: trim allocator frames when p->jemalloc_frames (default),
-	                           0: never, 1: always. A frame is the allocator's when its
-	                           function's short name is in jeprof's skip list or it lies in
+	int trim;               /* 0: keep allocator frames (--keep-allocator); otherwise (-1, the
+	                           default, or 1) trim them. A frame is the allocator's when its
+	                           outermost function is (stacks_is_allocator_full) or it lies in
 	                           libjemalloc; it is dropped with every frame younger than it. */
 };
 
-/* When p->jemalloc_frames, drops in place the allocator frames that lead p's stacks, by the
-   rule stacks_build trims them (up to the last frame from the leaf whose function's short name
-   is in jeprof's skip list or that lies in libjemalloc; a stack of allocator frames only keeps
-   its outermost frame, and its value), then clears p->jemalloc_frames and compacts p. For
-   writers of formats whose readers do not trim (pprof). Call after symbolizing. Allocates
-   nothing; does nothing when p->jemalloc_frames is 0. */
+/* Drops in place the allocator frames that lead p's stacks, by the rule stacks_build trims
+   them (up to the last frame from the leaf that is the allocator's; a stack of allocator
+   frames only keeps its outermost frame, and its value), then clears p->jemalloc_frames and
+   compacts p. For writers of formats whose readers do not trim (pprof). Call after
+   symbolizing. Allocates nothing. */
 void stacks_trim_allocator(struct profile *p);
 
-/* Fills o with the defaults for args a (value, granularity, focus/ignore, trim -1, STACKS_SHORT). */
+/* Fills o with the defaults for args a (value, granularity, focus/ignore, STACKS_SHORT; trim -1
+   unless --keep-allocator; frames without a name as "<library>+0x<offset>", or as addresses
+   with --no-symbolize). */
 void stacks_options_from(struct stacks_options *o, const struct common_args *a);
 
 /* One display name. */
@@ -105,6 +107,13 @@ char *stacks_short_name(const char *full, char *out, size_t cap);
 
 /* 1 when jeprof's allocator skip list (§1.5) contains this short name. */
 int stacks_is_allocator(const char *short_name);
+
+/* 1 when a function is allocator machinery: its short name is in jeprof's skip list (malloc,
+   operator new, ...), or its full name is jemalloc's whatever the build's prefix (je_*,
+   _rjem_*, imalloc, prof_backtrace, ...) or one of Rust's global-allocator shims and helpers
+   (__rust_alloc*, __rust_realloc, __rdl_*, __rg_*, alloc::alloc::*, alloc::raw_vec::*,
+   <T as core::alloc::global::GlobalAlloc>::*, tikv_jemallocator::*). */
+int stacks_is_allocator_full(const char *full, const char *short_name);
 
 /* 1 when the mapped file at path is an allocator library whose frames lead jemalloc's stacks
    (libjemalloc*): such frames are trimmed like named allocator frames. */

@@ -33,6 +33,8 @@ int series_parse_name(const char *path, struct series_entry *e)
 	e->seq = -1;
 	e->kind = 0;
 	e->kseq = -1;
+	e->ext = "";
+	e->prefix_len = 0;
 	const char *base = strrchr(path, '/');
 	base = base ? base + 1 : path;
 	size_t len = strlen(base);
@@ -41,6 +43,7 @@ int series_parse_name(const char *path, struct series_entry *e)
 		size_t k = strlen(exts[i]);
 		if (len > k && strcmp(base + len - k, exts[i]) == 0) {
 			len -= k;
+			e->ext = exts[i];
 			break;
 		}
 	}
@@ -68,6 +71,7 @@ int series_parse_name(const char *path, struct series_entry *e)
 				e->seq = to_ll(seq, sn);
 				e->kind = last[0];
 				e->kseq = ln > 1 ? to_ll(last + 1, ln - 1) : -1;
+				e->prefix_len = (size_t)(dots[2] - base);
 				return 1;
 			}
 		}

@@ -20,13 +20,16 @@ struct series_entry {
 	char kind;        /* jemalloc/heaptap trigger letter: i u m f t s (0 when none) */
 	long long kseq;   /* the per-kind counter, -1 when absent ("f" has none) */
 	int64_t time_ns;  /* wall-clock time of the dump (heaptap metadata), 0 when unknown */
+	const char *ext;  /* the extension the name ends in (".heap", ".pb.gz", ".pb", ".txt"), or "" */
+	size_t prefix_len;/* length of the <prefix> part of the base name (jemalloc/heaptap scheme),
+	                     0 otherwise */
 	void *user;       /* the caller's (e.g. the loaded profile); carried along by sorting */
 };
 
 /*
  * Parses the file name (directories and the .heap / .pb.gz / .pb / .txt extension ignored).
- * Fills pid, seq, kind and kseq of e (those the name lacks become 0 / -1 / 0 / -1) and sets
- * e->path = path. Returns 1 when the name follows one of the known schemes, else 0.
+ * Fills pid, seq, kind, kseq, ext and prefix_len of e (those the name lacks become 0 / -1 /
+ * 0 / -1 / "" / 0) and sets e->path = path. Returns 1 when the name follows one of the known schemes, else 0.
  */
 int series_parse_name(const char *path, struct series_entry *e);
 

@@ -110,8 +110,8 @@ int dot_write(FILE *f, const struct common_args *a, const struct stacks *s, cons
 		return 1;
 	}
 	if (nodelimit > 0 || edgelimit > 0)
-		fprintf(stderr, "heaptap: callgraph: dropping nodes with <= %s %s; edges with <= %s abs(%s)\n",
-		        common_fmt_value(a, nodelimit, u1, sizeof(u1)), unit,
+		fprintf(stderr, "heaptap: %s: dropping nodes with <= %s %s; edges with <= %s abs(%s)\n",
+		        a->cmd ? a->cmd : "callgraph", common_fmt_value(a, nodelimit, u1, sizeof(u1)), unit,
 		        common_fmt_value(a, edgelimit, u2, sizeof(u2)), unit);
 
 	fputs("digraph \"", f);

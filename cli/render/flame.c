@@ -399,12 +399,13 @@ static struct rgb palette_colour(enum flame_palette p, const char *name)
 	return c;
 }
 
-/* Differential colour: red for growth, blue for shrinkage, saturated by the relative change
-   |value - base| / max(value, base) (1 for a frame that is new or gone); grey when unchanged. */
-static struct rgb diff_colour(double value, double base)
+/* Differential colour: red for growth, blue for shrinkage (the other way round with negate),
+   saturated by the relative change |value - base| / max(value, base) (1 for a frame that is new
+   or gone); grey when unchanged. */
+static struct rgb diff_colour(double value, double base, int negate)
 {
 	struct rgb c;
-	double delta = value - base, m = fabs(value) > fabs(base) ? fabs(value) : fabs(base);
+	double delta = negate ? base - value : value - base, m = fabs(value) > fabs(base) ? fabs(value) : fabs(base);
 	double k = m > 0 ? fabs(delta) / m : 0;
 	if (k > 1)
 		k = 1;
@@ -546,6 +547,7 @@ int flame_write_svg(const struct flame_graph *cg, const struct flame_options *o,
 		}
 	}
 
+	double font_px = o->fontsize > 0 ? o->fontsize : FONT_PX;
 	double pad_top = FONT_PX * 3 + (o->subtitle ? FONT_PX * 2 : 0);
 	double pad_bottom = FONT_PX * 2 + 10;
 	double height = pad_top + pad_bottom + (maxdepth + 1) * fh;
@@ -560,6 +562,11 @@ int flame_write_svg(const struct flame_graph *cg, const struct flame_options *o,
 	        "<svg version=\"1.1\" class=\"htflame\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
 	        "xmlns=\"http://www.w3.org/2000/svg\" id=\"%s\" data-fh=\"%.0f\" data-inverted=\"%d\" data-total=\"%.17g\"",
 	        width, height, width, height, id, fh, o->inverted ? 1 : 0, total);
+	if (o->nametype) {
+		fputs(" data-nametype=\"", out);
+		svgutil_escape(out, o->nametype);
+		fputc('"', out);
+	}
 	if (!o->fragment)
 		fputs(" onload=\"htflameInit(this)\"", out);
 	fputs(">\n", out);
@@ -567,13 +574,35 @@ int flame_write_svg(const struct flame_graph *cg, const struct flame_options *o,
 		fprintf(out, "<style type=\"text/css\"><![CDATA[\n%s]]></style>\n", svgscript_flame_css());
 		fprintf(out, "<script type=\"text/ecmascript\"><![CDATA[\n%s]]></script>\n", svgscript_flame_js());
 	}
+	if (o->fonttype || o->fontsize > 0) {
+		fprintf(out, "<style type=\"text/css\">#%s .frames text {", id);
+		if (o->fonttype) {
+			fputs(" font-family: ", out);
+			svgutil_escape(out, o->fonttype);
+			fputc(';', out);
+		}
+		if (o->fontsize > 0)
+			fprintf(out, " font-size: %gpx;", o->fontsize);
+		fputs(" }</style>\n", out);
+	}
+	if (o->notes) {
+		fputs("<desc class=\"notes\">", out);
+		svgutil_escape(out, o->notes);
+		fputs("</desc>\n", out);
+	}
 	fprintf(out,
 	        "<defs><linearGradient id=\"%s-bg\" y1=\"0\" y2=\"1\" x1=\"0\" x2=\"0\">"
 	        "<stop stop-color=\"%s\" offset=\"5%%\"/><stop stop-color=\"%s\" offset=\"95%%\"/>"
 	        "</linearGradient></defs>\n",
 	        id, palettes[bg].bg0, palettes[bg].bg1);
-	fprintf(out, "<rect class=\"background\" x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" fill=\"url(#%s-bg)\"/>\n",
-	        width, height, id);
+	if (o->bgcolor) {
+		fprintf(out, "<rect class=\"background\" x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" fill=\"", width, height);
+		svgutil_escape(out, o->bgcolor);
+		fputs("\"/>\n", out);
+	} else {
+		fprintf(out, "<rect class=\"background\" x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" fill=\"url(#%s-bg)\"/>\n",
+		        width, height, id);
+	}
 	fprintf(out, "<text class=\"title\" x=\"%.1f\" y=\"%.0f\">", width / 2, FONT_PX * 2);
 	svgutil_escape(out, title);
 	fputs("</text>\n", out);
@@ -590,7 +619,7 @@ int flame_write_svg(const struct flame_graph *cg, const struct flame_options *o,
 	        height - pad_bottom / 2);
 	fputs("<g class=\"frames\">\n", out);
 
-	double char_px = FONT_PX * FONT_W;
+	double char_px = font_px * (o->fontwidth > 0 ? o->fontwidth : FONT_W);
 	for (size_t i = 0; i < n; i++) {
 		if (!draw[i])
 			continue;
@@ -602,7 +631,7 @@ int flame_write_svg(const struct flame_graph *cg, const struct flame_options *o,
 		if (i == 0 && !o->differential)
 			c = (struct rgb){200, 200, 200};
 		else if (o->differential)
-			c = diff_colour(f->v, f->vb);
+			c = diff_colour(f->v, f->vb, o->negate);
 		else
 			c = palette_colour(o->palette, g->names[f->name]);
 		fputs(f->inl ? "<g class=\"inl\"><title>" : "<g><title>", out);

@@ -73,6 +73,13 @@ struct flame_options {
 	                           |value - base| / max(value, base) */
 	int fragment;           /* 1: no XML prolog and no <script> (for inlining into HTML that
 	                           includes flame_script() once); 0: a standalone .svg document */
+	const char *nametype;   /* label before the hovered frame's details; NULL: "Function:" */
+	const char *fonttype;   /* font family of the labels; NULL: Verdana */
+	double fontsize;        /* label font size px; 0: 12 */
+	double fontwidth;       /* average character width / font size, for fitting labels; 0: 0.59 */
+	const char *bgcolor;    /* background: "#rrggbb", or NULL: the palette's gradient */
+	const char *notes;      /* text kept in the SVG as a <desc> note, or NULL */
+	int negate;             /* differential: swap the colours (blue grew, red shrank) */
 	const char *id;         /* the <svg> element's id and the prefix of the ids inside it (unique
 	                           per page; plain [A-Za-z0-9_-]), NULL: "htf" */
 };

@@ -250,7 +250,7 @@ EOF2
 	"$RUSTC" -g -O -C force-frame-pointers=yes -o "$TMP/rprog" "$TMP/r.rs" 2>/dev/null || bad "rustc failed"
 	run -- ./rprog
 	rline=$(grep -n 'format!' "$TMP/r.rs" | cut -d: -f1)
-	grep -A1 -E '^ +2\.2 MiB .* 20000  alloc::' "$TMP/o" | grep -qE "^ +from r::build.* .*r\.rs:$rline\$" ||
+	grep -A1 -E '^ +2\.2 MiB .* 20000  ' "$TMP/o" | grep -qE "^ +from r::build.* .*r\.rs:$rline\$" ||
 		bad "rust: the 20000 strings are not traced to r.rs:$rline: $(cat "$TMP/o")"
 	[ $fail = 0 ] && echo "ok: Rust std allocation sites name r::build at r.rs:$rline"
 else

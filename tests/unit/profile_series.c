@@ -25,6 +25,10 @@ static void test_names(void)
 	          e.kind == 'i' && e.kseq == 3,
 	      "dots in the prefix, pprof extension");
 	CHECK(series_parse_name("heaptap.7.3.t1.txt", &e) == 1 && e.kind == 't', "heaptap time trigger");
+	CHECK(strcmp(e.ext, ".txt") == 0 && e.prefix_len == 7, "extension '%s', prefix length %zu", e.ext, e.prefix_len);
+	CHECK(series_parse_name("/d/heaptap.7.3.f.collapsed", &e) == 0, "not a dump's extension");
+	CHECK(series_parse_name("/x/my.app.42.10.f.heap", &e) == 1 && e.prefix_len == 6 && strcmp(e.ext, ".heap") == 0,
+	      "prefix with a dot: %zu", e.prefix_len);
 	CHECK(series_parse_name("prof.0012.heap", &e) == 1 && e.pid == 0 && e.seq == 12 && e.kind == 0,
 	      "gperftools counter");
 	CHECK(series_parse_name("random.heap", &e) == 0 && e.seq == -1 && e.pid == 0, "unknown scheme");

@@ -1,0 +1,27 @@
+/*
+ * httpget.h - a small HTTP/1.0 GET client for fetching a profile from a running program
+ * (`heaptap jeprof http://host:port/pprof/heap`): plain http only, no redirects, no proxies,
+ * the whole reply body written to a file. Not a general HTTP library. CLI only: blocks,
+ * allocates, prints nothing (the caller words the error).
+ */
+#ifndef HEAPTAP_CLI_HTTPGET_H
+#define HEAPTAP_CLI_HTTPGET_H
+
+#include <stddef.h>
+
+/*
+ * 1 when arg names a remote profile the way jeprof accepts one: it starts with "http://" or
+ * "https://", or it is host:port[/path] (a ':' followed by digits, and no such local file).
+ */
+int httpget_is_url(const char *arg);
+
+/*
+ * Fetches url ("http://host[:port][/path]" or "host:port[/path]"; a missing path becomes
+ * default_path) and writes the body of a 200 reply to the open descriptor fd. Returns 0, or -1
+ * with a message (without "heaptap: ") in err: a bad URL, https, a name that does not
+ * resolve, a refused connection, a timeout (timeout_s seconds without data), a status other
+ * than 200 (with the reply's first line), a truncated body.
+ */
+int httpget_fetch(const char *url, const char *default_path, int fd, int timeout_s, char *err, size_t errcap);
+
+#endif
