@@ -10,6 +10,7 @@
  */
 #include "symbolize.h"
 
+#include "../../base/hash.h"
 #include "../../profile/symtab.h"
 #include "findfile.h"
 #include "symfile.h"
@@ -67,7 +68,9 @@ struct run {
 	const struct sym_options *opt;
 	struct symfile_cfg cfg;
 	struct mod *mods;
-	size_t nmods;
+	size_t nmods, mods_cap;
+	int32_t *mod_slots;   /* open addressing over mods by path: mod index + 1, 0 empty */
+	size_t mod_slots_cap; /* a power of two, or 0 */
 	size_t *order;    /* mapping indexes sorted by start */
 	int32_t *map_mod; /* mapping index -> module */
 	int32_t main_mod; /* the user's binary, or -1 */
@@ -123,23 +126,56 @@ static int path_is_solib(const char *path)
 	return 0;
 }
 
+static uint64_t mod_hash(const char *map_path, const char *exact)
+{
+	return hash_str(exact ? exact : map_path) ^ (exact ? 0x9e3779b97f4a7c15ULL : 0);
+}
+
+static int mod_same(const struct mod *m, const char *map_path, const char *exact)
+{
+	if ((m->exact == NULL) != (exact == NULL))
+		return 0;
+	return exact ? strcmp(m->exact, exact) == 0 : strcmp(m->map_path, map_path) == 0;
+}
+
+/* The module of a file, added when new; found through a hash of its path (a profile may list
+   hundreds of thousands of mappings). Returns its index, or -1 out of memory. */
 static int32_t add_mod(struct run *r, const char *map_path, const char *exact, const char *build_id)
 {
-	for (size_t i = 0; i < r->nmods; i++) {
-		struct mod *m = &r->mods[i];
-		if ((m->exact == NULL) != (exact == NULL))
-			continue;
-		if (exact ? strcmp(m->exact, exact) == 0 : strcmp(m->map_path, map_path) == 0) {
+	if ((r->nmods + 1) * 2 > r->mod_slots_cap) {
+		size_t cap = r->mod_slots_cap ? r->mod_slots_cap * 2 : 64;
+		int32_t *slots = calloc(cap, sizeof(*slots));
+		if (!slots)
+			return -1;
+		for (size_t i = 0; i < r->nmods; i++) {
+			size_t j = mod_hash(r->mods[i].map_path, r->mods[i].exact) & (cap - 1);
+			while (slots[j])
+				j = (j + 1) & (cap - 1);
+			slots[j] = (int32_t)i + 1;
+		}
+		free(r->mod_slots);
+		r->mod_slots = slots;
+		r->mod_slots_cap = cap;
+	}
+	size_t j = mod_hash(map_path, exact) & (r->mod_slots_cap - 1);
+	for (; r->mod_slots[j]; j = (j + 1) & (r->mod_slots_cap - 1)) {
+		struct mod *m = &r->mods[r->mod_slots[j] - 1];
+		if (mod_same(m, map_path, exact)) {
 			if (!m->build_id && build_id)
 				m->build_id = build_id;
-			return (int32_t)i;
+			return r->mod_slots[j] - 1;
 		}
 	}
-	struct mod *v = realloc(r->mods, (r->nmods + 1) * sizeof(*v));
-	if (!v)
-		return -1;
-	r->mods = v;
+	if (r->nmods == r->mods_cap) {
+		size_t cap = r->mods_cap ? r->mods_cap * 2 : 16;
+		struct mod *v = realloc(r->mods, cap * sizeof(*v));
+		if (!v)
+			return -1;
+		r->mods = v;
+		r->mods_cap = cap;
+	}
 	r->mods[r->nmods] = (struct mod){map_path, exact, build_id, NULL, 0};
+	r->mod_slots[j] = (int32_t)r->nmods + 1;
 	return (int32_t)r->nmods++;
 }
 
@@ -343,6 +379,7 @@ out:
 	for (size_t i = 0; i < r.nmods; i++)
 		symfile_free(r.mods[i].f);
 	free(r.mods);
+	free(r.mod_slots);
 	free(r.order);
 	free(r.map_mod);
 	free(addrs);
