@@ -14,6 +14,7 @@
 
 #include "cmd.h"
 #include "common.h"
+#include "memlimit.h"
 #include "render/dot.h"
 #include "stacks.h"
 
@@ -91,6 +92,7 @@ static int run_dot(const char *dot, const char *type, int in_fd, int out_fd)
 		snprintf(targ, sizeof(targ), "-T%s", type);
 		if (dup2(in_fd, 0) < 0 || dup2(out_fd, 1) < 0)
 			_exit(127);
+		memlimit_restore();
 		char *args[] = {(char *)dot, targ, NULL};
 		execv(dot, args);
 		fprintf(stderr, "heaptap: callgraph: %s: %s\n", dot, strerror(errno));

@@ -21,6 +21,7 @@
 #include "../profile/reader.h"
 #include "cmd.h"
 #include "common.h"
+#include "memlimit.h"
 #include "stacks.h"
 
 enum { X_CONF = 1, X_OUT, X_TOP, X_QUIET };
@@ -209,6 +210,7 @@ static int run_child(char **argv, const char *lib, const char *conf, pid_t *pid_
 	if (pid == 0) {
 		sigaction(SIGINT, &oint, NULL);
 		sigaction(SIGQUIT, &oquit, NULL);
+		memlimit_restore(); /* PROG's memory is its own business */
 		setenv("LD_PRELOAD", preload, 1);
 		setenv("HEAPTAP_CONF", conf, 1);
 		execvp(argv[0], argv);

@@ -19,7 +19,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../profile/arena.h"
 #include "../profile/reader.h"
+#include "memlimit.h"
 #include "sym/symbolize.h"
 
 
@@ -28,7 +30,7 @@ enum {
 	O_SHOW_BYTES, O_FOCUS, O_IGNORE, O_FUNCTIONS, O_LINES, O_ADDRESSES, O_FILES,
 	O_NODECOUNT, O_NODEFRACTION, O_EDGEFRACTION, O_MAXDEGREE, O_LIB_PREFIX, O_SYSROOT,
 	O_BASE, O_NO_SYMBOLIZE, O_HELP, O_CUM, O_DROP_NEGATIVE, O_OUTPUT, O_DEBUG_DIR, O_NO_DEMANGLE,
-	O_NO_INLINES
+	O_NO_INLINES, O_MAX_MEMORY
 };
 
 static const struct common_opt shared_opts[] = {
@@ -61,6 +63,8 @@ static const struct common_opt shared_opts[] = {
 	{"debug-dir", 1, O_DEBUG_DIR},
 	{"no-demangle", 0, O_NO_DEMANGLE},
 	{"no-inlines", 0, O_NO_INLINES},
+	{"max-memory", 1, O_MAX_MEMORY},
+	{"max_memory", 1, O_MAX_MEMORY},
 	{"o", 1, O_OUTPUT},
 	{"output", 1, O_OUTPUT},
 	{NULL, 0, 0},
@@ -79,6 +83,8 @@ static const char shared_help[] =
 	"  --debug-dir=DIR        root of separate debug files (default /usr/lib/debug)\n"
 	"  --no-demangle --no-inlines             raw symbol names; no inlined frames\n"
 	"  --no-symbolize         show raw addresses\n"
+	"  --max-memory=SIZE      stop with an error beyond SIZE of memory (4G, 512M, none;\n"
+	"                         default $HEAPTAP_MAX_MEMORY, else 4G or half the RAM)\n"
 	"  -o FILE, --output=FILE write to FILE instead of stdout\n"
 	"  BINARY and PROFILE arguments may come in any order (an ELF file is the binary)\n";
 
@@ -102,7 +108,8 @@ int common_usage_error(const struct common_args *a, const char *fmt, ...)
 
 int common_is_elf(const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	char err[16];
+	int fd = reader_open_regular(path, err, sizeof err);
 	if (fd < 0)
 		return 0;
 	unsigned char m[4];
@@ -240,6 +247,14 @@ static int apply_shared(struct common_args *a, int id, const char *v)
 	case O_DEBUG_DIR: a->debug_dir = v; return 0;
 	case O_NO_DEMANGLE: a->no_demangle = 1; return 0;
 	case O_NO_INLINES: a->no_inlines = 1; return 0;
+	case O_MAX_MEMORY: {
+		uint64_t nb;
+		if (memlimit_parse(v, &nb))
+			return common_usage_error(a, "--max-memory: expected a size such as 4G, 512M or none, got '%s'", v);
+		if (memlimit_set(nb, 1))
+			return common_usage_error(a, "--max-memory: cannot set the limit to '%s': %s", v, strerror(errno));
+		return 0;
+	}
 	}
 	return 0;
 }
@@ -393,7 +408,7 @@ void common_args_release(struct common_args *a)
 
 const unsigned char *common_map(const char *path, size_t *size)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return NULL;
 	struct stat st;
@@ -439,6 +454,7 @@ int common_read(const struct common_args *a, const char *path, struct profile *p
 	char what[300];
 	snprintf(what, sizeof(what), "reading %s", path);
 	common_progress(what);
+	arena_set_subject(path, NULL, 0); /* stays the subject of what follows (merge, stacks) */
 	int rr = profile_read_file(path, p, err, sizeof(err));
 	common_progress(NULL);
 	if (rr != 0) {

@@ -104,7 +104,8 @@ int common_redirect_stdout(const struct common_args *a);
 int common_usage_error(const struct common_args *a, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-/* 1 if path is a readable file starting with the ELF magic, else 0. */
+/* 1 if path is a readable regular file starting with the ELF magic, else 0 (a FIFO or a
+   device is not opened for reading or waited on). */
 int common_is_elf(const char *path);
 
 /* Maps the regular, non-empty file at path read-only (whole, under 1 TiB) and sets *size;

@@ -11,6 +11,7 @@
 #include "symbolize.h"
 
 #include "../../base/hash.h"
+#include "../../profile/arena.h"
 #include "../../profile/symtab.h"
 #include "findfile.h"
 #include "symfile.h"
@@ -220,10 +221,63 @@ static int find_map(const struct run *r, uint64_t addr)
 	return -1;
 }
 
+/* The warnings printed so far, as hashes of "path\0why" (open addressing, 0 = empty): a run
+   that symbolizes several profiles (diff, report) says each thing about a file once. */
+static struct {
+	uint64_t *h;
+	size_t cap, n;
+} warned;
+
+/* 1 when path/why was not warned about before (and records it). */
+static int warn_first(const char *path, const char *why)
+{
+	uint64_t h = hash_mix64(hash_str(path) * 31 + hash_str(why)) | 1;
+	if ((warned.n + 1) * 2 > warned.cap) {
+		size_t cap = warned.cap ? warned.cap * 2 : 64;
+		uint64_t *t = calloc(cap, sizeof(*t));
+		if (!t)
+			return 1;
+		for (size_t i = 0; i < warned.cap; i++) {
+			if (!warned.h[i])
+				continue;
+			size_t j = warned.h[i] & (cap - 1);
+			while (t[j])
+				j = (j + 1) & (cap - 1);
+			t[j] = warned.h[i];
+		}
+		free(warned.h);
+		warned.h = t;
+		warned.cap = cap;
+	}
+	size_t j = h & (warned.cap - 1);
+	for (; warned.h[j]; j = (j + 1) & (warned.cap - 1))
+		if (warned.h[j] == h)
+			return 0;
+	warned.h[j] = h;
+	warned.n++;
+	return 1;
+}
+
 static void warn_file(const struct run *r, const char *path, const char *why)
 {
-	if (!r->opt->quiet)
+	if (!r->opt->quiet && warn_first(path, why))
 		fprintf(stderr, "heaptap: warning: %s: %s; its frames stay unsymbolized\n", path, why);
+}
+
+/* Opens module m once (warning when it cannot be used); returns its file or NULL. */
+static struct symfile *mod_open(struct run *r, struct mod *m)
+{
+	if (m->tried)
+		return m->f;
+	char why[4096 + 400];
+	char subject[1024];
+	m->tried = 1;
+	arena_set_subject(m->exact ? m->exact : m->map_path, subject, sizeof subject);
+	m->f = symfile_open(m->map_path, m->exact, m->build_id, &r->cfg, why, sizeof(why));
+	arena_set_subject(subject, NULL, 0);
+	if (!m->f)
+		warn_file(r, m->exact ? m->exact : m->map_path, why);
+	return m->f;
 }
 
 int symbolize_profile(struct profile *p, const struct sym_options *opt)
@@ -300,6 +354,12 @@ int symbolize_profile(struct profile *p, const struct sym_options *opt)
 	}
 	qsort(ents, nents, sizeof(*ents), cmp_ent);
 	double t1 = now_s(), t_open = 0;
+	/* The user's binary is opened even when no address falls in it: a file the user named
+	   that cannot be used (corrupt, truncated, not ELF, another build) is always reported. */
+	if (r.main_mod >= 0) {
+		mod_open(&r, &r.mods[r.main_mod]);
+		t_open += now_s() - t1;
+	}
 
 	/* 4. Resolve. */
 	struct dwarfidx_frame df[MAX_FRAMES];
@@ -311,11 +371,7 @@ int symbolize_profile(struct profile *p, const struct sym_options *opt)
 			struct mod *m = &r.mods[e->mod];
 			if (!m->tried) {
 				double to = now_s();
-				char why[4096 + 400];
-				m->tried = 1;
-				m->f = symfile_open(m->map_path, m->exact, m->build_id, &r.cfg, why, sizeof(why));
-				if (!m->f)
-					warn_file(&r, m->exact ? m->exact : m->map_path, why);
+				mod_open(&r, m);
 				t_open += now_s() - to;
 			}
 			f = m->f;

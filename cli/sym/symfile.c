@@ -8,6 +8,8 @@
  */
 #include "symfile.h"
 
+#include "../../profile/arena.h"
+#include "../../profile/reader.h"
 #include "demangle.h"
 #include "elfsyms.h"
 #include "findfile.h"
@@ -77,13 +79,60 @@ static void hex_of(char *out, size_t outlen, const unsigned char *p, size_t n)
 	out[k] = 0;
 }
 
-/* Opens an ELF file from fd (taken over) named path. Returns 0, or -1 (fd closed). */
-static int elfh_from_fd(struct elfh *h, int fd, const char *path)
+/* NULL when the headers of elf (a file of size bytes) hold together: the ELF header reads,
+   the program and section header tables lie inside the file and read, and the section name
+   table exists. Otherwise what is wrong. */
+static const char *elf_corrupt(Elf *elf, uint64_t size)
+{
+	GElf_Ehdr eh;
+	if (!gelf_getehdr(elf, &eh))
+		return "its ELF header cannot be read";
+	size_t n;
+	if (elf_getphdrnum(elf, &n) != 0)
+		return "its program headers cannot be read";
+	if (n && (eh.e_phoff > size || (uint64_t)n * eh.e_phentsize > size - eh.e_phoff))
+		return "its program headers lie past the end of the file (truncated?)";
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(elf, (int)i, &ph))
+			return "a program header cannot be read";
+	}
+	/* libelf answers 0 sections for a table cut off by the end of the file: use the header's
+	   own count (0 there means extended numbering: then libelf's answer is the count). */
+	if (elf_getshdrnum(elf, &n) != 0)
+		return "its section headers cannot be read";
+	if (eh.e_shnum)
+		n = eh.e_shnum;
+	if (eh.e_shoff && (eh.e_shoff > size || (uint64_t)n * eh.e_shentsize > size - eh.e_shoff))
+		return "its section headers lie past the end of the file (truncated?)";
+	size_t shstrndx;
+	if (n && elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return "its section name table cannot be read";
+	return NULL;
+}
+
+/* Opens an ELF file from fd (taken over) named path. Returns 0, or -1 (fd closed) with the
+   reason in why when why is not NULL. */
+static int elfh_from_fd_why(struct elfh *h, int fd, const char *path, char *why, size_t whylen)
 {
 	memset(h, 0, sizeof(*h));
 	h->fd = -1;
+	struct stat st;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		if (why)
+			snprintf(why, whylen, "not a regular file");
+		close(fd);
+		return -1;
+	}
 	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+	const char *bad = NULL;
+	if (!elf || elf_kind(elf) != ELF_K_ELF)
+		bad = "not an ELF file";
+	else
+		bad = elf_corrupt(elf, (uint64_t)st.st_size);
+	if (bad) {
+		if (why)
+			snprintf(why, whylen, "corrupt ELF file: %s", bad);
 		if (elf)
 			elf_end(elf);
 		close(fd);
@@ -99,17 +148,37 @@ static int elfh_from_fd(struct elfh *h, int fd, const char *path)
 	return 0;
 }
 
+static int elfh_from_fd(struct elfh *h, int fd, const char *path)
+{
+	return elfh_from_fd_why(h, fd, path, NULL, 0);
+}
+
+/* Opens the ELF file at path: only a regular file (reader_open_regular: a FIFO is not waited
+   on, a device not read). Returns 0; -1 when there is no such file; -2 when it exists but
+   cannot be used; the reason in why (may be NULL). */
+static int elfh_open_why(struct elfh *h, const char *path, char *why, size_t whylen)
+{
+	char err[4096 + 64];
+	int fd = reader_open_regular(path, err, sizeof err);
+	if (fd < 0) {
+		int missing = errno == ENOENT || errno == ENOTDIR;
+		memset(h, 0, sizeof(*h));
+		h->fd = -1;
+		if (why) {
+			const char *colon = strncmp(err, path, strlen(path)) == 0 ? err + strlen(path) : NULL;
+			const char *r = colon && colon[0] == ':' ? colon + 2 : err;
+			size_t n = strlen(r) < whylen ? strlen(r) : whylen - 1;
+			memcpy(why, r, n);
+			why[n] = 0;
+		}
+		return missing ? -1 : -2;
+	}
+	return elfh_from_fd_why(h, fd, path, why, whylen) == 0 ? 0 : -2;
+}
+
 static int elfh_open(struct elfh *h, const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	struct stat st;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return -1;
-	}
-	return elfh_from_fd(h, fd, path);
+	return elfh_open_why(h, path, NULL, 0);
 }
 
 /* 1 when the file carries DWARF with contents (not NOBITS as in a stripped file). */
@@ -147,14 +216,25 @@ struct find_ctx {
 	const char *want_bid;    /* NULL: any */
 	struct elfh *out;
 	char mismatch[4096 + 300]; /* the first file whose build ID differed */
+	char bad[2 * 4096 + 300];  /* why the first file that exists could not be used */
+	const char *self;          /* the name the caller's warning gives the file */
 };
 
 static int try_object(void *vctx, const char *path)
 {
 	struct find_ctx *c = vctx;
 	struct elfh h;
-	if (elfh_open(&h, path) != 0)
+	char why[4096 + 64];
+	int rc = elfh_open_why(&h, path, why, sizeof why);
+	if (rc != 0) {
+		if (rc == -2 && !c->bad[0]) {
+			if (c->self && strcmp(c->self, path) == 0) /* the warning names it already */
+				snprintf(c->bad, sizeof(c->bad), "%s", why);
+			else
+				snprintf(c->bad, sizeof(c->bad), "%s: %s", path, why);
+		}
 		return 0;
+	}
 	if (c->want_bid && c->want_bid[0] && h.bid[0] && strcmp(h.bid, c->want_bid) != 0) {
 		if (!c->mismatch[0])
 			snprintf(c->mismatch, sizeof(c->mismatch), "build ID mismatch (profile %s, file %s has %s)",
@@ -272,7 +352,7 @@ struct symfile *symfile_open(const char *map_path, const char *exact, const char
 	f->demangle = cfg->demangle;
 	if (build_id && !build_id[0])
 		build_id = NULL;
-	struct find_ctx fc = {.want_bid = build_id, .out = &f->main};
+	struct find_ctx fc = {.want_bid = build_id, .out = &f->main, .self = exact ? exact : map_path};
 	int found = exact ? try_object(&fc, exact)
 	                  : findfile_each_candidate(map_path, cfg->lib_prefix, cfg->sysroot, try_object, &fc);
 	if (!found && !exact && build_id) {
@@ -290,6 +370,8 @@ struct symfile *symfile_open(const char *map_path, const char *exact, const char
 	if (!found) {
 		if (fc.mismatch[0])
 			snprintf(why, whylen, "%s", fc.mismatch);
+		else if (fc.bad[0])
+			snprintf(why, whylen, "%s", fc.bad);
 		else if (exact)
 			snprintf(why, whylen, "cannot open as an ELF file");
 		else
@@ -311,6 +393,8 @@ struct symfile *symfile_open(const char *map_path, const char *exact, const char
 	}
 	if (dwelf) {
 		f->dw = dwarf_begin_elf(dwelf, DWARF_C_READ, NULL);
+		if (f->dw)
+			dwarf_new_oom_handler(f->dw, arena_oom); /* libdw would abort() */
 		if (f->dw)
 			f->dx = dwarfidx_new(f->dw, cfg->demangle);
 		else
