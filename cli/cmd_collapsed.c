@@ -322,7 +322,7 @@ int cmd_collapsed(int argc, char **argv)
 				after += arr[j].after;
 				j++;
 			}
-			long long bi = (long long)before, ai = (long long)after;
+			long long bi = common_sat_ll(before), ai = common_sat_ll(after);
 			if (separate) {
 				if (bi < 0)
 					bi = 0;

@@ -6,6 +6,7 @@
 #include "common.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
@@ -567,8 +568,20 @@ char *common_fmt_value(const struct common_args *a, double v, char *buf, size_t 
 	if (common_is_space(a) && !a->show_bytes)
 		snprintf(buf, cap, "%.1f", v / 1048576.0);
 	else
-		snprintf(buf, cap, "%lld", (long long)v);
+		snprintf(buf, cap, "%lld", common_sat_ll(v));
 	return buf;
+}
+
+long long common_sat_ll(double v)
+{
+	/* 2^63 is exact as a double; LLONG_MAX is not (it rounds up to 2^63). */
+	if (v != v)
+		return 0;
+	if (v >= 9223372036854775808.0)
+		return LLONG_MAX;
+	if (v <= -9223372036854775808.0)
+		return LLONG_MIN;
+	return (long long)v;
 }
 
 char *common_fmt_percent(double v, double total, char *buf, size_t cap)

@@ -139,6 +139,10 @@ int common_is_space(const struct common_args *a);
 /* Formats v the jeprof way for the selected value: space %.1f of MiB, or %d bytes / objects
    (truncated toward zero). Returns buf. */
 char *common_fmt_value(const struct common_args *a, double v, char *buf, size_t cap);
+/* v truncated toward zero, saturated to [LLONG_MIN, LLONG_MAX] (NaN gives 0): counts from
+   a profile may be absurd (1e30), and converting those with a cast is undefined behaviour. */
+long long common_sat_ll(double v);
+
 /* Formats jeprof's percentage: "%.1f%%" of v/total, or nan/+inf/-inf when total is 0. */
 char *common_fmt_percent(double v, double total, char *buf, size_t cap);
 

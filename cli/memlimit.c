@@ -80,7 +80,7 @@ static void save_start(void)
 }
 
 /* "1.5 GiB"-style text of n bytes into buf. */
-static void fmt_size(uint64_t n, char *buf, size_t cap)
+static __attribute__((unused)) void fmt_size(uint64_t n, char *buf, size_t cap)
 {
 	if (n >= (uint64_t)1 << 30)
 		snprintf(buf, cap, "%.1f GiB", (double)n / (double)((uint64_t)1 << 30));
@@ -91,15 +91,13 @@ static void fmt_size(uint64_t n, char *buf, size_t cap)
 int memlimit_set(uint64_t nbytes, int explicit_)
 {
 	save_start();
-	char hint[200], sz[32];
 #ifdef MEMLIMIT_SANITIZED
 	(void)explicit_;
 	(void)nbytes;
 	arena_set_oom_hint(NULL);
-	(void)hint;
-	(void)sz;
 	return 0;
 #else
+	char hint[200], sz[32];
 	if (!have_start)
 		return -1;
 	struct rlimit lim = start_lim;
