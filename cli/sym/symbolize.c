@@ -275,8 +275,11 @@ static struct symfile *mod_open(struct run *r, struct mod *m)
 	arena_set_subject(m->exact ? m->exact : m->map_path, subject, sizeof subject);
 	m->f = symfile_open(m->map_path, m->exact, m->build_id, &r->cfg, why, sizeof(why));
 	arena_set_subject(subject, NULL, 0);
+	const char *name = m->exact ? m->exact : m->map_path;
 	if (!m->f)
-		warn_file(r, m->exact ? m->exact : m->map_path, why);
+		warn_file(r, name, why);
+	else if (symfile_note(m->f) && !r->opt->quiet && warn_first(name, symfile_note(m->f)))
+		fprintf(stderr, "heaptap: warning: %s: %s\n", name, symfile_note(m->f));
 	return m->f;
 }
 

@@ -45,7 +45,13 @@ struct symfile {
 	GElf_Phdr *loads;
 	size_t nloads;
 	int demangle;
+	char note[640];     /* what the caller should warn about, "" when nothing */
 };
+
+/* A compressed section may claim at most this many times its stored size, plus the floor:
+   DWARF compresses 3 to 10 times; zlib can claim 1000 times (a 3 MB file, 3 GiB inflated). */
+#define SYMFILE_INFLATE_RATIO 32
+#define SYMFILE_INFLATE_FLOOR ((uint64_t)16 << 20)
 
 static int lib_inited;
 
@@ -324,6 +330,61 @@ static void find_debug(struct symfile *f, const struct symfile_cfg *cfg)
 
 /* ---- opening ---- */
 
+/* "1.5 GiB"-style text of n bytes. */
+static void fmt_bytes(uint64_t n, char *buf, size_t cap)
+{
+	if (n >= (uint64_t)1 << 30)
+		snprintf(buf, cap, "%.1f GiB", (double)n / (double)((uint64_t)1 << 30));
+	else if (n >= (uint64_t)1 << 20)
+		snprintf(buf, cap, "%.1f MiB", (double)n / (double)((uint64_t)1 << 20));
+	else
+		snprintf(buf, cap, "%llu bytes", (unsigned long long)n);
+}
+
+/* 0 when every compressed section of elf (SHF_COMPRESSED, or GNU .zdebug_*) claims a size
+   within SYMFILE_INFLATE_RATIO of what it stores; else -1 with the first offender in note.
+   libdw inflates whole sections into memory, so the claim is what reading it would cost. */
+static int check_inflate(Elf *elf, char *note, size_t notecap)
+{
+	size_t shstrndx;
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return 0;
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS || sh.sh_size == 0)
+			continue;
+		const char *name = elf_strptr(elf, shstrndx, sh.sh_name);
+		uint64_t claim = 0;
+		if (sh.sh_flags & SHF_COMPRESSED) {
+			GElf_Chdr ch;
+			if (!gelf_getchdr(scn, &ch))
+				continue;
+			claim = ch.ch_size;
+		} else if (name && strncmp(name, ".zdebug", 7) == 0) {
+			Elf_Data *d = elf_rawdata(scn, NULL);
+			const unsigned char *b = d ? d->d_buf : NULL;
+			if (!b || d->d_size < 12 || memcmp(b, "ZLIB", 4) != 0)
+				continue;
+			for (int i = 4; i < 12; i++)
+				claim = claim << 8 | b[i];
+		} else {
+			continue;
+		}
+		uint64_t allowed = SYMFILE_INFLATE_FLOOR + (uint64_t)SYMFILE_INFLATE_RATIO * sh.sh_size;
+		if (claim > allowed) {
+			char c[32], s[32];
+			fmt_bytes(claim, c, sizeof c);
+			fmt_bytes(sh.sh_size, s, sizeof s);
+			snprintf(note, notecap, "section %s would decompress to %s from %s (more than %d times "
+			         "its size): its DWARF is not read, names come from the symbol table",
+			         name ? name : "?", c, s, SYMFILE_INFLATE_RATIO);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 static void load_segments(struct symfile *f)
 {
 	size_t n = 0;
@@ -391,6 +452,15 @@ struct symfile *symfile_open(const char *map_path, const char *exact, const char
 			f->dw_path = f->debug.path;
 		}
 	}
+	char inote[400];
+	if (dwelf && check_inflate(dwelf, inote, sizeof inote) != 0) {
+		if (dwelf == f->main.elf)
+			snprintf(f->note, sizeof f->note, "%s", inote);
+		else
+			snprintf(f->note, sizeof f->note, "debug file %.100s: %s", f->debug.path, inote);
+		dwelf = NULL;
+		f->dw_path = NULL;
+	}
 	if (dwelf) {
 		f->dw = dwarf_begin_elf(dwelf, DWARF_C_READ, NULL);
 		if (f->dw)
@@ -446,6 +516,11 @@ void symfile_free(struct symfile *f)
 const char *symfile_path(const struct symfile *f)
 {
 	return f->main.path;
+}
+
+const char *symfile_note(const struct symfile *f)
+{
+	return f->note[0] ? f->note : NULL;
 }
 
 const char *symfile_debug_path(const struct symfile *f)

@@ -42,6 +42,9 @@ int symfile_read_build_id(const char *path, char *out, size_t outlen);
 
 /* The path opened (the ELF, or the debug file standing in for a missing one). */
 const char *symfile_path(const struct symfile *f);
+/* Something about the file the caller should warn about although it opened (a debug section
+   that would decompress to more than 32 times its size, so its DWARF was not read), or NULL. */
+const char *symfile_note(const struct symfile *f);
 /* Where the DWARF came from (the file itself, a debug file), or NULL when there is none. */
 const char *symfile_debug_path(const struct symfile *f);
 
