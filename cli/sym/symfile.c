@@ -546,6 +546,15 @@ int symfile_vaddr(const struct symfile *f, uint64_t start, uint64_t offset, uint
 	return 0;
 }
 
+int symfile_segment(const struct symfile *f, size_t i, uint64_t *vaddr, uint64_t *memsz)
+{
+	if (i >= f->nloads)
+		return -1;
+	*vaddr = f->loads[i].p_vaddr;
+	*memsz = f->loads[i].p_memsz;
+	return 0;
+}
+
 int symfile_contains(const struct symfile *f, uint64_t vaddr)
 {
 	for (size_t i = 0; i < f->nloads; i++) {

@@ -55,6 +55,9 @@ const char *symfile_debug_path(const struct symfile *f);
  */
 int symfile_vaddr(const struct symfile *f, uint64_t start, uint64_t offset, uint64_t addr,
                   uint64_t *vaddr);
+/* The i-th PT_LOAD segment's link-time start and size in memory. Returns 0, or -1 when there
+   are not that many. */
+int symfile_segment(const struct symfile *f, size_t i, uint64_t *vaddr, uint64_t *memsz);
 /* 1 when link-time address vaddr lies inside one of the file's PT_LOAD segments. */
 int symfile_contains(const struct symfile *f, uint64_t vaddr);
 
