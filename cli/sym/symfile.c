@@ -131,14 +131,11 @@ static int elfh_from_fd_why(struct elfh *h, int fd, const char *path, char *why,
 		return -1;
 	}
 	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	const char *bad = NULL;
-	if (!elf || elf_kind(elf) != ELF_K_ELF)
-		bad = "not an ELF file";
-	else
-		bad = elf_corrupt(elf, (uint64_t)st.st_size);
+	int is_elf = elf && elf_kind(elf) == ELF_K_ELF;
+	const char *bad = is_elf ? elf_corrupt(elf, (uint64_t)st.st_size) : "not an ELF file";
 	if (bad) {
 		if (why)
-			snprintf(why, whylen, "corrupt ELF file: %s", bad);
+			snprintf(why, whylen, "%s%s", is_elf ? "corrupt ELF file: " : "", bad);
 		if (elf)
 			elf_end(elf);
 		close(fd);
