@@ -22,7 +22,7 @@ WARN     += -Werror
 endif
 CPPFLAGS := -std=c11 -D_GNU_SOURCE -Iinclude
 CFLAGS   := $(OPT) $(WARN)
-SAN      := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -DHEAPTAP_LOCKRANK
+SAN      := -fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all -fno-omit-frame-pointer -DHEAPTAP_LOCKRANK
 TSAN     := -fsanitize=thread -fno-omit-frame-pointer -DHEAPTAP_LOCKRANK
 
 # Profile code that runs inside the host: writers and math, no malloc.

@@ -14,6 +14,7 @@
 
 #include "cmd.h"
 #include "common.h"
+#include "mapfile.h"
 #include "foldedin.h"
 #include "render/flame.h"
 #include "views.h"
@@ -224,14 +225,14 @@ static int open_input(struct input *in, const char *path)
 		in->folded = foldedin_sniff(in->mem, in->n);
 		return 0;
 	}
-	in->map = common_map(path, &in->n);
+	in->map = mapfile_map(path, &in->n);
 	in->folded = in->map && foldedin_sniff((const char *)in->map, in->n);
 	return 0;
 }
 
 static void close_input(struct input *in)
 {
-	common_unmap(in->map, in->n);
+	mapfile_unmap(in->map, in->n);
 	free(in->mem);
 }
 

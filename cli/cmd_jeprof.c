@@ -17,6 +17,7 @@
 #include "../profile/symtab.h"
 #include "cmd.h"
 #include "common.h"
+#include "mapfile.h"
 #include "httpget.h"
 #include "render/callgrind.h"
 #include "render/graphviz.h"
@@ -214,11 +215,11 @@ static int cmp_u64(const void *x, const void *y)
 static int write_raw(const struct common_args *a, const struct profile *p, const char *path, const char *shown)
 {
 	size_t n = 0;
-	const unsigned char *m = common_map(path, &n);
+	const unsigned char *m = mapfile_map(path, &n);
 	int text = m && n > 0 && !(n >= 2 && m[0] == 0x1f && m[1] == 0x8b) && !memchr(m, '\0', n) &&
 	           strncmp((const char *)m, "--- ", 4) != 0;
 	if (!text) {
-		common_unmap(m, n);
+		mapfile_unmap(m, n);
 		fprintf(stderr, "heaptap: jeprof: %s: --raw embeds a text profile (heap_v2 or gperftools); "
 		                "this one is %s\n", shown, m ? "binary or already symbolized" : "empty");
 		return 1;
@@ -228,7 +229,7 @@ static int write_raw(const struct common_args *a, const struct profile *p, const
 		naddr += p->samples[i].naddrs;
 	uint64_t *addrs = malloc((naddr + 1) * sizeof(*addrs));
 	if (!addrs) {
-		common_unmap(m, n);
+		mapfile_unmap(m, n);
 		fprintf(stderr, "heaptap: jeprof: out of memory\n");
 		return 1;
 	}
@@ -262,7 +263,7 @@ static int write_raw(const struct common_args *a, const struct profile *p, const
 	printf("---\n--- heap\n");
 	fwrite(m, 1, n, stdout);
 	free(addrs);
-	common_unmap(m, n);
+	mapfile_unmap(m, n);
 	if (fflush(stdout) != 0) {
 		fprintf(stderr, "heaptap: jeprof: write: %s\n", strerror(errno));
 		return 1;

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "cmd.h"
+#include "../profile/arena.h"
 #include "common.h"
 #include "../profile/series.h"
 #include "render/report.h"
@@ -63,8 +64,7 @@ int cmd_report(int argc, char **argv)
 	struct profile all;
 	profile_init(&all);
 	if (!raw || !dumps || !refs || !paths || !time_s || !time_ns || !shared) {
-		fputs("heaptap: report: out of memory\n", stderr);
-		exit(1);
+		arena_oom();
 	}
 	size_t loaded = 0;
 	int distinct = 0; /* the dumps have different times */

@@ -24,6 +24,8 @@
 #include "../profile/series.h"
 #include "cmd.h"
 #include "common.h"
+#include "mapfile.h"
+#include "memlimit.h"
 #include "stacks.h"
 #include "views.h"
 
@@ -216,6 +218,7 @@ static int run_child(char **argv, const char *lib, const char *conf, pid_t *pid_
 	if (pid == 0) {
 		sigaction(SIGINT, &oint, NULL);
 		sigaction(SIGQUIT, &oquit, NULL);
+		memlimit_restore(); /* PROG's memory is its own business */
 		setenv("LD_PRELOAD", preload, 1);
 		setenv("HEAPTAP_CONF", conf, 1);
 		execvp(argv[0], argv);
@@ -483,9 +486,9 @@ static int own_code(const char *name)
 static int links_libstdcxx(const char *path)
 {
 	size_t n = 0;
-	const unsigned char *m = common_map(path, &n);
+	const unsigned char *m = mapfile_map(path, &n);
 	int found = m && memmem(m, n, "libstdc++.so", 12) != NULL;
-	common_unmap(m, n);
+	mapfile_unmap(m, n);
 	return found;
 }
 

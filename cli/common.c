@@ -5,7 +5,11 @@
  */
 #include "common.h"
 
+#include "mapfile.h"
+#include "progress.h"
+
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
@@ -19,7 +23,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../profile/arena.h"
 #include "../profile/reader.h"
+#include "memlimit.h"
 #include "sym/symbolize.h"
 #include "symhint.h"
 
@@ -29,7 +35,7 @@ enum {
 	O_SHOW_BYTES, O_FOCUS, O_IGNORE, O_FUNCTIONS, O_LINES, O_ADDRESSES, O_FILES,
 	O_NODECOUNT, O_NODEFRACTION, O_EDGEFRACTION, O_MAXDEGREE, O_LIB_PREFIX, O_SYSROOT,
 	O_BASE, O_NO_SYMBOLIZE, O_HELP, O_CUM, O_DROP_NEGATIVE, O_OUTPUT, O_DEBUG_DIR, O_NO_DEMANGLE,
-	O_NO_INLINES, O_KEEP_ALLOCATOR
+	O_NO_INLINES, O_KEEP_ALLOCATOR, O_MAX_MEMORY
 };
 
 static const struct common_opt shared_opts[] = {
@@ -64,6 +70,8 @@ static const struct common_opt shared_opts[] = {
 	{"no-inlines", 0, O_NO_INLINES},
 	{"keep-allocator", 0, O_KEEP_ALLOCATOR},
 	{"keep_allocator", 0, O_KEEP_ALLOCATOR},
+	{"max-memory", 1, O_MAX_MEMORY},
+	{"max_memory", 1, O_MAX_MEMORY},
 	{"o", 1, O_OUTPUT},
 	{"output", 1, O_OUTPUT},
 	{NULL, 0, 0},
@@ -83,6 +91,8 @@ static const char shared_help[] =
 	"  --no-demangle --no-inlines             raw symbol names; no inlined frames\n"
 	"  --no-symbolize         show raw addresses\n"
 	"  --keep-allocator       keep the allocator's frames (malloc, jemalloc, Rust's shims)\n"
+	"  --max-memory=SIZE      stop with an error beyond SIZE of memory (4G, 512M, none;\n"
+	"                         default $HEAPTAP_MAX_MEMORY, else 4G or half the RAM)\n"
 	"  -o FILE, --output=FILE write to FILE instead of stdout\n"
 	"  BINARY and PROFILE arguments may come in any order (an ELF file is the binary)\n";
 
@@ -106,7 +116,8 @@ int common_usage_error(const struct common_args *a, const char *fmt, ...)
 
 int common_is_elf(const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	char err[16];
+	int fd = reader_open_regular(path, err, sizeof err);
 	if (fd < 0)
 		return 0;
 	unsigned char m[4];
@@ -245,6 +256,14 @@ static int apply_shared(struct common_args *a, int id, const char *v)
 	case O_NO_DEMANGLE: a->no_demangle = 1; return 0;
 	case O_NO_INLINES: a->no_inlines = 1; return 0;
 	case O_KEEP_ALLOCATOR: a->keep_allocator = 1; return 0;
+	case O_MAX_MEMORY: {
+		uint64_t nb;
+		if (memlimit_parse(v, &nb))
+			return common_usage_error(a, "--max-memory: expected a size such as 4G, 512M or none, got '%s'", v);
+		if (memlimit_set(nb, 1))
+			return common_usage_error(a, "--max-memory: cannot set the limit to '%s': %s", v, strerror(errno));
+		return 0;
+	}
 	}
 	return 0;
 }
@@ -396,39 +415,18 @@ void common_args_release(struct common_args *a)
 	memset(a, 0, sizeof(*a));
 }
 
-const unsigned char *common_map(const char *path, size_t *size)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return NULL;
-	struct stat st;
-	void *m = MAP_FAILED;
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 && st.st_size < ((off_t)1 << 40))
-		m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (m == MAP_FAILED)
-		return NULL;
-	*size = (size_t)st.st_size;
-	return m;
-}
-
-void common_unmap(const unsigned char *m, size_t size)
-{
-	if (m)
-		munmap((void *)m, size);
-}
 
 /* 1 unless path is a regular uncompressed file without a "MAPPED_LIBRARIES:" line (a heap_v2
    dump may have an empty map section; only a missing one means it was cut short). */
 static int has_maps_section(const char *path)
 {
 	size_t n = 0;
-	const unsigned char *m = common_map(path, &n);
+	const unsigned char *m = mapfile_map(path, &n);
 	if (!m)
 		return 1;
 	int gz = n >= 2 && m[0] == 0x1f && m[1] == 0x8b;
 	int found = gz || memmem(m, n, "MAPPED_LIBRARIES:", 17) != NULL;
-	common_unmap(m, n);
+	mapfile_unmap(m, n);
 	return found;
 }
 
@@ -443,9 +441,10 @@ int common_read(const struct common_args *a, const char *path, struct profile *p
 	char err[512] = "";
 	char what[300];
 	snprintf(what, sizeof(what), "reading %s", path);
-	common_progress(what);
+	progress_step(what);
+	arena_set_subject(path, NULL, 0); /* stays the subject of what follows (merge, stacks) */
 	int rr = profile_read_file(path, p, err, sizeof(err));
-	common_progress(NULL);
+	progress_step(NULL);
 	if (rr != 0) {
 		/* The reader's message usually names the file already. */
 		if (!err[0])
@@ -495,9 +494,9 @@ int common_symbolize(const struct common_args *a, struct profile *p)
 	if (a->gran == GRAN_FUNCTIONS && !a->focus && !a->ignore && a->cmd &&
 	    (strcmp(a->cmd, "top") == 0 || strcmp(a->cmd, "collapsed") == 0))
 		so.no_lines = 1;
-	common_progress("symbolizing");
+	progress_step("symbolizing");
 	int rc = symbolize_profile(p, &so) == 0 ? 0 : 1;
-	common_progress(NULL);
+	progress_step(NULL);
 	if (rc == 0)
 		symhint_print(p);
 	return rc;
@@ -558,8 +557,20 @@ char *common_fmt_value(const struct common_args *a, double v, char *buf, size_t 
 	if (common_is_space(a) && !a->show_bytes)
 		snprintf(buf, cap, "%.1f", v / 1048576.0);
 	else
-		snprintf(buf, cap, "%lld", (long long)v);
+		snprintf(buf, cap, "%lld", common_sat_ll(v));
 	return buf;
+}
+
+long long common_sat_ll(double v)
+{
+	/* 2^63 is exact as a double; LLONG_MAX is not (it rounds up to 2^63). */
+	if (v != v)
+		return 0;
+	if (v >= 9223372036854775808.0)
+		return LLONG_MAX;
+	if (v <= -9223372036854775808.0)
+		return LLONG_MIN;
+	return (long long)v;
 }
 
 char *common_fmt_percent(double v, double total, char *buf, size_t cap)
@@ -575,50 +586,3 @@ char *common_fmt_percent(double v, double total, char *buf, size_t cap)
 	return buf;
 }
 
-/* Progress: a one-shot timer; if a step is still running after 1 s, the SIGALRM handler writes
-   its prepared line with write(2) (async-signal-safe), and the end of the step says how long it
-   took. SA_RESTART keeps the interrupted system calls going. */
-static char step_msg[256];
-static size_t step_len;
-static volatile sig_atomic_t step_shown;
-static struct timespec step_ts;
-
-static void on_alarm(int sig)
-{
-	(void)sig;
-	if (step_len && write(2, step_msg, step_len) >= 0)
-		step_shown = 1;
-}
-
-void common_progress(const char *what)
-{
-	static int tty = -1;
-	if (tty < 0)
-		tty = isatty(2);
-	if (!tty)
-		return;
-	struct itimerval off = {{0, 0}, {0, 0}};
-	setitimer(ITIMER_REAL, &off, NULL);
-	struct timespec now;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	if (step_len && step_shown) {
-		double dt = (double)(now.tv_sec - step_ts.tv_sec) + (double)(now.tv_nsec - step_ts.tv_nsec) / 1e9;
-		fprintf(stderr, "heaptap: %.*s took %.1f s\n", (int)(step_len > 13 ? step_len - 13 : 0),
-		        step_msg + 9, dt);
-	}
-	step_len = 0;
-	step_shown = 0;
-	if (!what)
-		return;
-	int n = snprintf(step_msg, sizeof(step_msg), "heaptap: %s...\n", what);
-	step_len = n > 0 && (size_t)n < sizeof(step_msg) ? (size_t)n : 0;
-	step_ts = now;
-	struct sigaction sa;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_alarm;
-	sa.sa_flags = SA_RESTART;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGALRM, &sa, NULL);
-	struct itimerval one = {{0, 0}, {1, 0}};
-	setitimer(ITIMER_REAL, &one, NULL);
-}

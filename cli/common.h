@@ -105,14 +105,10 @@ int common_redirect_stdout(const struct common_args *a);
 int common_usage_error(const struct common_args *a, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-/* 1 if path is a readable file starting with the ELF magic, else 0. */
+/* 1 if path is a readable regular file starting with the ELF magic, else 0 (a FIFO or a
+   device is not opened for reading or waited on). */
 int common_is_elf(const char *path);
 
-/* Maps the regular, non-empty file at path read-only (whole, under 1 TiB) and sets *size;
-   NULL when it cannot be opened or mapped (nothing to release then). */
-const unsigned char *common_map(const char *path, size_t *size);
-/* Releases what common_map returned (NULL is fine). */
-void common_unmap(const unsigned char *m, size_t size);
 
 /*
  * Reads one profile file into p (profile_init'ed by the caller); "-" reads standard input. Returns 0, or 1 after printing
@@ -139,15 +135,15 @@ int common_is_space(const struct common_args *a);
 /* Formats v the jeprof way for the selected value: space %.1f of MiB, or %d bytes / objects
    (truncated toward zero). Returns buf. */
 char *common_fmt_value(const struct common_args *a, double v, char *buf, size_t cap);
+/* v truncated toward zero, saturated to [LLONG_MIN, LLONG_MAX] (NaN gives 0): counts from
+   a profile may be absurd (1e30), and converting those with a cast is undefined behaviour. */
+long long common_sat_ll(double v);
+
 /* Formats jeprof's percentage: "%.1f%%" of v/total, or nan/+inf/-inf when total is 0. */
 char *common_fmt_percent(double v, double total, char *buf, size_t cap);
 
 /* The name of value index k: "inuse_space", "inuse_objects", "alloc_space", "alloc_objects". */
 const char *common_value_name(int k);
 
-/* Starts a step named what (NULL: ends the current one). When stderr is a tty and the step is
-   still running after 1 s, "heaptap: <what>..." appears (from a SIGALRM handler, with
-   SA_RESTART), and its end prints how long it took. Nothing at all when stderr is not a tty. */
-void common_progress(const char *what);
 
 #endif

@@ -8,6 +8,7 @@
 
 #include "../include/heaptap.h"
 #include "cmd.h"
+#include "memlimit.h"
 
 struct command {
 	const char *name;
@@ -82,5 +83,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "heaptap: unknown command '%s' (see heaptap --help)\n", name);
 		return 2;
 	}
+	if (memlimit_init() != 0)
+		return 2;
 	return c->fn(argc - 1, argv + 1);
 }

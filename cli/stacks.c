@@ -14,6 +14,7 @@
 #include "../base/hash.h"
 #include "../profile/arena.h"
 #include "../profile/symtab.h"
+#include "progress.h"
 
 /* What one lookup address turns into, computed once per address. */
 struct addr_info {
@@ -22,6 +23,12 @@ struct addr_info {
 	uint32_t cut;       /* trimming: the innermost inlined frames that are the allocator's */
 	unsigned char used, alloc, focus, ignore;
 };
+
+/* The expansion budget of stacks_build: frames per input address, a floor, a ceiling (trace
+   lengths and offsets are 32-bit downstream). */
+#define STACKS_FRAMES_PER_ADDR 16
+#define STACKS_MIN_FRAMES ((size_t)1 << 22)
+#define STACKS_MAX_FRAMES ((size_t)1 << 31)
 
 struct name_slot {
 	uint32_t id;
@@ -223,10 +230,8 @@ static uint32_t intern_name(struct stacks *s, struct priv *pv, const char *name,
 	grow_names(s, pv);
 	uint32_t id = (uint32_t)s->nnames++;
 	char *copy = strdup(name);
-	if (!copy) {
-		fprintf(stderr, "heaptap: out of memory\n");
-		exit(1);
-	}
+	if (!copy)
+		arena_oom();
 	s->names[id] = (struct stacks_name){.name = copy, .inlined = inlined};
 	pv->stamp[id] = UINT32_MAX;
 	pv->nslots[j].used = 1;
@@ -516,14 +521,24 @@ void stacks_options_from(struct stacks_options *o, const struct common_args *a)
 int stacks_build(struct stacks *s, const struct profile *p, const struct stacks_options *o)
 {
 	memset(s, 0, sizeof(*s));
-	struct priv *pv = calloc(1, sizeof(*pv));
-	if (!pv) {
-		fprintf(stderr, "heaptap: out of memory\n");
-		return -1;
-	}
+	struct priv *pv = arena_xcalloc(1, sizeof(*pv));
 	s->priv = pv;
 	int trim = o->trim != 0;
-	common_progress("naming and summing stacks");
+	/* Inline chains multiply a stack's frames. Real code averages a few frames per address;
+	   a hostile input can name one address with thousands of inlined functions and repeat it
+	   a million times (a few KB gzipped, gigabytes expanded). The expanded frames are held to
+	   a multiple of the input's addresses, so memory stays proportional to the input. */
+	size_t naddrs_in = 0;
+	for (size_t i = 0; i < p->nsamples; i++)
+		naddrs_in += p->samples[i].naddrs;
+	size_t budget = STACKS_MIN_FRAMES;
+	if (naddrs_in < (STACKS_MAX_FRAMES - budget) / STACKS_FRAMES_PER_ADDR)
+		budget += naddrs_in * STACKS_FRAMES_PER_ADDR;
+	else
+		budget = STACKS_MAX_FRAMES;
+	char subject[1024];
+	arena_set_subject(p->source, subject, sizeof subject);
+	progress_step("naming and summing stacks");
 	int k = o->value_index;
 	struct sbuf b = {0};
 	struct addr_info *path = NULL; /* copies: the table may grow (and move) mid-sample */
@@ -580,6 +595,17 @@ int stacks_build(struct stacks *s, const struct profile *p, const struct stacks_
 		size_t nf = 0;
 		for (size_t a = 0; a < np; a++)
 			nf += path[a].n;
+		if (nf > budget - pv->frames_n) {
+			fprintf(stderr, "heaptap: %s: its %zu addresses expand to more than %zu frames with "
+			        "their inlined functions; refusing an input that amplifies this much\n",
+			        p->source && p->source[0] ? p->source : "profile", naddrs_in, budget);
+			arena_set_subject(subject, NULL, 0);
+			free(path);
+			free(b.p);
+			stacks_release(s);
+			progress_step(NULL);
+			return -1;
+		}
 		if (pv->frames_n + nf > pv->frames_cap) {
 			pv->frames_cap = (pv->frames_n + nf) * 2 + 1024;
 			pv->frames = arena_xrealloc(pv->frames, pv->frames_cap * sizeof(*pv->frames));
@@ -613,7 +639,8 @@ int stacks_build(struct stacks *s, const struct profile *p, const struct stacks_
 	}
 	for (size_t t = 0; t < s->ntraces; t++)
 		s->traces[t].frames = pv->frames + pv->trace_first[t];
-	common_progress(NULL);
+	arena_set_subject(subject, NULL, 0);
+	progress_step(NULL);
 	free(path);
 	free(b.p);
 	return 0;

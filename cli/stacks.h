@@ -88,7 +88,9 @@ struct stacks {
 	void *priv;                 /* internal: arena and indexes */
 };
 
-/* Builds s from p. Returns 0, or -1 on allocation failure (message printed). */
+/* Builds s from p. Returns 0, or -1 (message naming p->source printed) when the inline chains
+   would expand the stacks to more than 16 frames per address of p (plus 4 Mi frames): memory
+   stays proportional to the input. Out of memory ends the process (arena_oom). */
 int stacks_build(struct stacks *s, const struct profile *p, const struct stacks_options *o);
 /* Frees everything s owns. */
 void stacks_release(struct stacks *s);

@@ -16,6 +16,7 @@
 
 #include "../profile/symtab.h"
 #include "common.h"
+#include "mapfile.h"
 #include "stacks.h"
 
 #define MAX_FILES 8
@@ -96,7 +97,7 @@ static int owner(const char *path, char *pkg, size_t cap)
 static int has_symtab(const char *path)
 {
 	size_t n = 0;
-	const unsigned char *m = common_map(path, &n);
+	const unsigned char *m = mapfile_map(path, &n);
 	int found = 0;
 	if (m && n >= sizeof(Elf64_Ehdr) && memcmp(m, ELFMAG, SELFMAG) == 0 && m[EI_CLASS] == ELFCLASS64) {
 		Elf64_Ehdr eh;
@@ -110,7 +111,7 @@ static int has_symtab(const char *path)
 			found = sh.sh_type == SHT_SYMTAB;
 		}
 	}
-	common_unmap(m, n);
+	mapfile_unmap(m, n);
 	return found;
 }
 

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct arena_chunk {
 	struct arena_chunk *next;
@@ -19,10 +20,30 @@ struct arena_chunk {
 
 enum { ARENA_MIN_CHUNK = 4096, ARENA_MAX_CHUNK = 1 << 20 };
 
-static void arena_oom(void)
+static char oom_subject[1024];
+static char oom_hint[256];
+
+void arena_set_subject(const char *name, char *prev, size_t prevcap)
 {
-	fputs("heaptap: out of memory\n", stderr);
-	abort();
+	if (prev && prevcap)
+		snprintf(prev, prevcap, "%s", oom_subject);
+	snprintf(oom_subject, sizeof oom_subject, "%s", name ? name : "");
+}
+
+void arena_set_oom_hint(const char *hint)
+{
+	snprintf(oom_hint, sizeof oom_hint, "%s", hint ? hint : "");
+}
+
+void arena_oom(void)
+{
+	/* No stdio: the failure may have happened inside it, and its buffers need memory. */
+	char msg[sizeof oom_subject + sizeof oom_hint + 64];
+	int n = snprintf(msg, sizeof msg, "heaptap: %s%sout of memory%s%s%s\n", oom_subject,
+	                 oom_subject[0] ? ": " : "", oom_hint[0] ? " (" : "", oom_hint, oom_hint[0] ? ")" : "");
+	if (n > 0 && write(2, msg, (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1) < 0)
+		n = 0;
+	_exit(1);
 }
 
 void *arena_xmalloc(size_t n)

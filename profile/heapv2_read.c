@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arena.h"
+
 void heapv2_read_unsample(double period, double *objs, double *bytes)
 {
 	if (period <= 0 || *objs == 0 || *bytes == 0)
@@ -73,6 +75,7 @@ int heapv2_read_scan(struct textscan *ts, struct profile *p, char *err, size_t e
 	uint64_t *addrs = NULL, *stack = NULL;
 	size_t addrs_cap = 0, stack_cap = 0, nstack = 0;
 	int have_stack = 0, rc = 0;
+	size_t last = SIZE_MAX; /* the sample the current stack's first t* line made */
 
 	while (textscan_next(ts)) {
 		if (textscan_trailer_line(ts, p))
@@ -90,14 +93,13 @@ int heapv2_read_scan(struct textscan *ts, struct profile *p, char *err, size_t e
 			}
 			if (stack_cap < (size_t)n) {
 				stack_cap = (size_t)n;
-				stack = realloc(stack, stack_cap * sizeof *stack);
-				if (!stack)
-					abort();
+				stack = arena_xrealloc(stack, stack_cap * sizeof *stack);
 			}
 			memcpy(stack, addrs, (size_t)n * sizeof *stack);
 			nstack = (size_t)n;
 			textscan_fix_callers(stack, nstack);
 			have_stack = 1;
+			last = SIZE_MAX;
 			continue;
 		}
 		long thread;
@@ -120,7 +122,16 @@ int heapv2_read_scan(struct textscan *ts, struct profile *p, char *err, size_t e
 		heapv2_read_unsample(period, &v[2], &v[3]);
 		if (v[2] != 0 || v[3] != 0)
 			p->has_alloc = 1;
-		profile_add(p, stack, (uint32_t)nstack, v);
+		/* jeprof adds every t* line after a stack to that stack; so does this reader, into
+		   one sample: a copy per line would turn a deep stack followed by a million short
+		   lines into gigabytes. */
+		if (last < p->nsamples) {
+			for (int k = 0; k < PV_COUNT; k++)
+				p->samples[last].v[k] += v[k];
+		} else {
+			profile_add(p, stack, (uint32_t)nstack, v);
+			last = p->nsamples - 1;
+		}
 	}
 	free(addrs);
 	free(stack);

@@ -278,6 +278,38 @@ static int mapping_same(const struct prof_mapping *a, const struct prof_mapping 
 	       strcmp(a->path, b->path) == 0;
 }
 
+static uint64_t mapping_hash(const struct prof_mapping *m)
+{
+	return hash_mix64(m->start ^ hash_mix64(m->limit ^ hash_mix64(m->offset)) ^ hash_str(m->path));
+}
+
+/* Adds the mappings of src that dst lacks, through a hash of dst's (profiles may carry
+   hundreds of thousands of mappings: comparing every pair would take hours). */
+static void merge_mappings(struct profile *dst, const struct profile *src)
+{
+	if (!src->nmaps)
+		return;
+	size_t cap = 64;
+	while (cap < (dst->nmaps + src->nmaps) * 2)
+		cap <<= 1;
+	size_t *slots = arena_xcalloc(cap, sizeof *slots); /* dst index + 1, 0 empty */
+	size_t ndst = dst->nmaps;
+	for (size_t i = 0; i < ndst + src->nmaps; i++) {
+		const struct prof_mapping *m = i < ndst ? &dst->maps[i] : &src->maps[i - ndst];
+		size_t j = mapping_hash(m) & (cap - 1);
+		while (slots[j] && !mapping_same(&dst->maps[slots[j] - 1], m))
+			j = (j + 1) & (cap - 1);
+		if (slots[j])
+			continue; /* dst has it (or a duplicate of dst's own) */
+		if (i >= ndst) {
+			profile_add_mapping(dst, m->start, m->limit, m->offset, m->path, m->build_id);
+			dst->maps[dst->nmaps - 1].unloaded = m->unloaded;
+		}
+		slots[j] = (i < ndst ? i : dst->nmaps - 1) + 1;
+	}
+	free(slots);
+}
+
 void profile_merge(struct profile *dst, const struct profile *src, double sign)
 {
 	struct profile_priv *pv = profile_priv(dst);
@@ -361,16 +393,7 @@ void profile_merge(struct profile *dst, const struct profile *src, double sign)
 	pv->ix_n = dst->nsamples;
 	pv->ix_fingerprint = sample_fingerprint(dst);
 
-	for (size_t i = 0; i < src->nmaps; i++) {
-		const struct prof_mapping *m = &src->maps[i];
-		int found = 0;
-		for (size_t j = 0; j < dst->nmaps && !found; j++)
-			found = mapping_same(&dst->maps[j], m);
-		if (found)
-			continue;
-		profile_add_mapping(dst, m->start, m->limit, m->offset, m->path, m->build_id);
-		dst->maps[dst->nmaps - 1].unloaded = m->unloaded;
-	}
+	merge_mappings(dst, src);
 	if (src->has_alloc)
 		dst->has_alloc = 1;
 	if (!dst->period)
@@ -447,8 +470,9 @@ const struct prof_mapping *profile_find_mapping(const struct profile *p, uint64_
 	if (best)
 		return best;
 	/* Not found: also what a caller who reordered p->maps in place would see from a stale
-	   index, so make sure with a scan (a few hundred mappings at most; misses are rare). */
-	for (size_t i = 0; i < p->nmaps; i++) {
+	   index, so make sure with a scan when that is cheap (a real process has a few hundred
+	   mappings; a hostile profile with a million would make every miss a million steps). */
+	for (size_t i = 0; i < p->nmaps && p->nmaps <= 1024; i++) {
 		const struct prof_mapping *m = &p->maps[i];
 		if (addr >= m->start && addr < m->limit && (!best || (best->unloaded && !m->unloaded)))
 			best = m;

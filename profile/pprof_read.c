@@ -725,10 +725,8 @@ static int build_mappings(struct reader *r, struct profile *p)
 		char *lower = NULL;
 		if (bid[0]) {
 			lower = strdup(bid);
-			if (!lower) {
-				fprintf(stderr, "heaptap: out of memory\n");
-				abort();
-			}
+			if (!lower)
+				arena_oom();
 			for (char *c = lower; *c; c++)
 				if (*c >= 'A' && *c <= 'F')
 					*c = (char)(*c - 'A' + 'a');

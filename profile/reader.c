@@ -68,6 +68,9 @@ enum reader_format reader_detect(const uint8_t *d, size_t n)
 	return f;
 }
 
+/* Profiles (files or standard input) larger than this are refused. */
+#define READER_FILE_MAX ((size_t)4 << 30)
+
 /* Decompressed text profiles larger than this are refused (a gzip bomb is a few KB). */
 #define READER_GUNZIP_MAX ((size_t)2 << 30)
 
@@ -196,23 +199,95 @@ int profile_read_mem(const uint8_t *d, size_t n, const char *name, struct profil
 	return 0;
 }
 
-int profile_read_file(const char *path, struct profile *p, char *err, size_t errcap)
+const char *reader_file_kind(mode_t mode)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	switch (mode & S_IFMT) {
+	case S_IFREG: return "a regular file";
+	case S_IFDIR: return "a directory";
+	case S_IFIFO: return "a FIFO";
+	case S_IFCHR: return "a character device";
+	case S_IFBLK: return "a block device";
+	case S_IFSOCK: return "a socket";
+	default: return "not a file";
+	}
+}
+
+int reader_open_regular(const char *path, char *err, size_t errcap)
+{
+	/* O_NONBLOCK: opening a FIFO for reading would wait for a writer. */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0) {
-		snprintf(err, errcap, "%s: %s", path, strerror(errno));
-		profile_release(p);
+		int e = errno;
+		snprintf(err, errcap, "%s: %s", path, strerror(e));
+		errno = e; /* callers tell a missing file from an unusable one */
 		return -1;
 	}
 	struct stat st;
+	if (fstat(fd, &st) != 0) {
+		snprintf(err, errcap, "%s: %s", path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(err, errcap, "%s: not a regular file (%s)", path, reader_file_kind(st.st_mode));
+		close(fd);
+		errno = EINVAL;
+		return -1;
+	}
+	int fl = fcntl(fd, F_GETFL);
+	if (fl >= 0)
+		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+	return fd;
+}
+
+int profile_read_file(const char *path, struct profile *p, char *err, size_t errcap)
+{
+	/* Standard input may be a pipe (heaptap top - < x, curl ... | heaptap top -); any other
+	   name must be a regular file. A device (/dev/zero) is never read. */
+	int is_stdin = strcmp(path, "/dev/stdin") == 0 || strcmp(path, "-") == 0;
+	int fd;
+	struct stat st;
+	if (is_stdin) {
+		fd = dup(0);
+		if (fd >= 0 && fstat(fd, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode) &&
+		    !S_ISSOCK(st.st_mode)) {
+			snprintf(err, errcap, "%s: standard input is %s, not a file or pipe", path,
+			         reader_file_kind(st.st_mode));
+			close(fd);
+			profile_release(p);
+			return -1;
+		}
+	} else {
+		fd = reader_open_regular(path, err, errcap);
+	}
+	if (fd < 0) {
+		if (is_stdin)
+			snprintf(err, errcap, "%s: %s", path, strerror(errno));
+		profile_release(p);
+		return -1;
+	}
 	size_t cap = 1 << 16;
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+		if ((uint64_t)st.st_size > READER_FILE_MAX) {
+			snprintf(err, errcap, "%s: larger than %zu MiB", path, READER_FILE_MAX >> 20);
+			close(fd);
+			profile_release(p);
+			return -1;
+		}
 		cap = (size_t)st.st_size + 1;
+	}
 	uint8_t *buf = arena_xmalloc(cap);
 	size_t len = 0;
 	for (;;) {
 		if (len == cap) {
-			cap *= 2;
+			if (cap >= READER_FILE_MAX) {
+				snprintf(err, errcap, "%s: larger than %zu MiB", path, READER_FILE_MAX >> 20);
+				close(fd);
+				free(buf);
+				profile_release(p);
+				return -1;
+			}
+			cap = cap * 2 > READER_FILE_MAX ? READER_FILE_MAX : cap * 2;
 			buf = arena_xrealloc(buf, cap);
 		}
 		ssize_t r = read(fd, buf + len, cap - len);

@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "model.h"
 
@@ -36,8 +37,18 @@ enum reader_format reader_detect(const uint8_t *d, size_t n);
 int profile_read_mem(const uint8_t *d, size_t n, const char *name, struct profile *p, char *err,
                      size_t errcap);
 
-/* Reads the whole file at path (a regular file, pipe or /dev/stdin) and calls profile_read_mem.
-   A file that cannot be read gives "<path>: <strerror>". */
+/* Reads the whole file at path and calls profile_read_mem. path must name a regular file
+   ("<path>: not a regular file (a FIFO)" otherwise: a FIFO is never waited on, a device never
+   read), except "-" or "/dev/stdin", standard input, which may also be a pipe or socket. At
+   most 4 GiB are read. A file that cannot be read gives "<path>: <strerror>". */
 int profile_read_file(const char *path, struct profile *p, char *err, size_t errcap);
+
+/* Opens path for reading only if it is a regular file: opened with O_NONBLOCK (a FIFO is not
+   waited on), checked with fstat, O_NONBLOCK cleared again. Returns the descriptor
+   (O_CLOEXEC), or -1 with "<path>: <strerror>" or "<path>: not a regular file (a FIFO)" in err. */
+int reader_open_regular(const char *path, char *err, size_t errcap);
+
+/* "a FIFO", "a character device", "a directory", ... for a stat mode. */
+const char *reader_file_kind(mode_t mode);
 
 #endif

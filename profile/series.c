@@ -5,6 +5,8 @@
  */
 #include "series.h"
 
+#include "arena.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -106,9 +108,7 @@ void series_sort(struct series_entry *e, size_t n)
 	/* Bottom-up merge sort: stable, and n is a few hundred dumps at most. */
 	if (n < 2)
 		return;
-	struct series_entry *tmp = malloc(n * sizeof *tmp);
-	if (!tmp)
-		abort();
+	struct series_entry *tmp = arena_xmalloc(n * sizeof *tmp);
 	for (size_t width = 1; width < n; width *= 2) {
 		for (size_t lo = 0; lo < n; lo += 2 * width) {
 			size_t mid = lo + width < n ? lo + width : n;

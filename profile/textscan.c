@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/hash.h"
 #include "arena.h"
 
 void textscan_init(struct textscan *ts, const void *d, size_t n, const char *name)
@@ -27,6 +28,9 @@ void textscan_release(struct textscan *ts)
 {
 	free(ts->line);
 	ts->line = NULL;
+	free(ts->map_slots);
+	ts->map_slots = NULL;
+	ts->map_slots_cap = ts->map_slots_n = 0;
 }
 
 int textscan_next(struct textscan *ts)
@@ -245,13 +249,13 @@ static void add_map_path(struct profile *p, uint64_t start, uint64_t limit, uint
 	}
 }
 
-static int metadata_line(struct profile *p, const char *line);
+static int metadata_line(struct textscan *ts, struct profile *p, const char *line);
 
 /* Handles one line of the memory-map section (see textscan_trailer_line); build_dir holds the
    last build= directory. Returns 1 when the line was heaptap metadata, else 0. */
-static int maps_line(struct profile *p, char *line, char *build_dir, size_t build_cap)
+static int maps_line(struct textscan *ts, struct profile *p, char *line, char *build_dir, size_t build_cap)
 {
-	if (metadata_line(p, line))
+	if (metadata_line(ts, p, line))
 		return 1;
 	const char *s = textscan_skip_space(line);
 	if (strncmp(s, "build=", 6) == 0) {
@@ -311,7 +315,49 @@ static int kv_hex(const char *s, const char *key, uint64_t *v)
 	return scan_hex(&q, v);
 }
 
-static void metadata_mapping(struct profile *p, const char *s)
+static size_t map_slot(const struct textscan *ts, uint64_t start, uint64_t limit)
+{
+	return hash_mix64(start * 31 + limit) & (ts->map_slots_cap - 1);
+}
+
+/* The index of the mapping [start, limit) of p, or SIZE_MAX. Mappings added since the last
+   call are indexed first (a hash table: a dump may list a mapping line per mapping). */
+static size_t find_map_exact(struct textscan *ts, const struct profile *p, uint64_t start, uint64_t limit)
+{
+	if (p->nmaps < ts->map_slots_n) { /* another profile, or released: start over */
+		memset(ts->map_slots, 0, ts->map_slots_cap * sizeof *ts->map_slots);
+		ts->map_slots_n = 0;
+	}
+	if (p->nmaps * 2 >= ts->map_slots_cap) {
+		size_t cap = ts->map_slots_cap ? ts->map_slots_cap : 64;
+		while (p->nmaps * 2 >= cap)
+			cap *= 2;
+		free(ts->map_slots);
+		ts->map_slots = arena_xcalloc(cap, sizeof *ts->map_slots);
+		ts->map_slots_cap = cap;
+		ts->map_slots_n = 0;
+	}
+	for (; ts->map_slots_n < p->nmaps; ts->map_slots_n++) {
+		const struct prof_mapping *m = &p->maps[ts->map_slots_n];
+		size_t j = map_slot(ts, m->start, m->limit);
+		while (ts->map_slots[j]) {
+			const struct prof_mapping *o = &p->maps[ts->map_slots[j] - 1];
+			if (o->start == m->start && o->limit == m->limit)
+				break; /* the first one wins, as the scan it replaces did */
+			j = (j + 1) & (ts->map_slots_cap - 1);
+		}
+		if (!ts->map_slots[j])
+			ts->map_slots[j] = ts->map_slots_n + 1;
+	}
+	for (size_t j = map_slot(ts, start, limit); ts->map_slots[j]; j = (j + 1) & (ts->map_slots_cap - 1)) {
+		const struct prof_mapping *m = &p->maps[ts->map_slots[j] - 1];
+		if (m->start == start && m->limit == limit)
+			return ts->map_slots[j] - 1;
+	}
+	return SIZE_MAX;
+}
+
+static void metadata_mapping(struct textscan *ts, struct profile *p, const char *s)
 {
 	uint64_t start, limit, offset = 0;
 	if (kv_hex(s, "start", &start) || kv_hex(s, "limit", &limit) || limit <= start)
@@ -334,23 +380,22 @@ static void metadata_mapping(struct profile *p, const char *s)
 	snprintf(pathbuf, sizeof pathbuf, "%s", path ? path : "");
 	char *pth = textscan_trim(pathbuf);
 
-	for (size_t i = 0; i < p->nmaps; i++) {
+	size_t i = find_map_exact(ts, p, start, limit);
+	if (i != SIZE_MAX) {
 		struct prof_mapping *m = &p->maps[i];
-		if (m->start == start && m->limit == limit) {
-			if (*build_id)
-				m->build_id = profile_strdup(p, build_id);
-			m->unloaded = unloaded;
-			if (!*m->path && *pth)
-				m->path = profile_strdup(p, pth);
-			return;
-		}
+		if (*build_id)
+			m->build_id = profile_strdup(p, build_id);
+		m->unloaded = unloaded;
+		if (!*m->path && *pth)
+			m->path = profile_strdup(p, pth);
+		return;
 	}
 	profile_add_mapping(p, start, limit, offset, pth, *build_id ? build_id : NULL);
 	p->maps[p->nmaps - 1].unloaded = unloaded;
 }
 
 /* Handles "# heaptap: key=value" (line must start with it). Returns 1 if it did, else 0. */
-static int metadata_line(struct profile *p, const char *line)
+static int metadata_line(struct textscan *ts, struct profile *p, const char *line)
 {
 	static const char tag[] = "# heaptap:";
 	if (strncmp(line, tag, sizeof tag - 1) != 0)
@@ -365,7 +410,7 @@ static int metadata_line(struct profile *p, const char *line)
 	char *v = textscan_trim(vbuf);
 #define KEY(k) (klen == sizeof(k) - 1 && memcmp(s, k, klen) == 0)
 	if (klen > 8 && memcmp(s, "mapping ", 8) == 0) {
-		metadata_mapping(p, s + 8);
+		metadata_mapping(ts, p, s + 8);
 	} else if (KEY("pid")) {
 		long pid = strtol(v, NULL, 10);
 		p->pid = pid > 0 && pid <= 0x7fffffff ? (int)pid : 0;
@@ -459,14 +504,14 @@ int textscan_trailer_line(struct textscan *ts, struct profile *p)
 {
 	char *line = ts->line;
 	if (ts->in_maps) {
-		ts->metadata |= maps_line(p, line, ts->build_dir, sizeof ts->build_dir);
+		ts->metadata |= maps_line(ts, p, line, ts->build_dir, sizeof ts->build_dir);
 		return 1;
 	}
 	if (strncmp(line, "MAPPED_LIBRARIES:", 17) == 0 || strncmp(line, "--- Memory map:", 15) == 0) {
 		ts->in_maps = 1;
 		return 1;
 	}
-	if (metadata_line(p, line)) {
+	if (metadata_line(ts, p, line)) {
 		ts->metadata = 1;
 		return 1;
 	}

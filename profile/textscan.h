@@ -24,6 +24,9 @@ struct textscan {
 	int in_maps;           /* the memory-map section has begun (textscan_trailer_line) */
 	int metadata;          /* a "# heaptap:" line was seen: heaptap frames, not jemalloc's */
 	char build_dir[4096];  /* the map section's build= directory ("" until one is seen) */
+	uint64_t *map_slots;   /* "# heaptap: mapping" lines find their mapping by (start, limit)
+	                          here: index + 1, 0 empty (owned) */
+	size_t map_slots_cap, map_slots_n; /* capacity (a power of two); mappings indexed */
 };
 
 /* Starts scanning d[0..n). */

@@ -172,7 +172,8 @@ int dot_write(FILE *f, const struct common_args *a, const struct stacks *s, cons
 			e[ne++] = (struct edge){src, dst, tr->value};
 		}
 	}
-	qsort(e, ne, sizeof(*e), cmp_pair);
+	if (ne)
+		qsort(e, ne, sizeof(*e), cmp_pair);
 	size_t m = 0;
 	for (size_t i = 0; i < ne; i++) {
 		if (m && e[m - 1].src == e[i].src && e[m - 1].dst == e[i].dst)
@@ -180,7 +181,8 @@ int dot_write(FILE *f, const struct common_args *a, const struct stacks *s, cons
 		else
 			e[m++] = e[i];
 	}
-	qsort(e, m, sizeof(*e), cmp_edges);
+	if (m)
+		qsort(e, m, sizeof(*e), cmp_edges);
 	int *indeg = calloc(s->nnames + 1, sizeof(int)), *outdeg = calloc(s->nnames + 1, sizeof(int));
 	for (size_t i = 0; indeg && outdeg && i < m; i++) {
 		int keep;

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common.h"
+
 /* The merge works on keys, not joined strings: a path "a;b;c" is the token sequence
    "a;" "b;" "c\0" (names with ';' already replaced), and since no token is a proper prefix of
    another (a name holds neither ';' nor NUL), comparing two joined paths with strcmp gives the
@@ -244,7 +246,7 @@ int folded_write(FILE *out, const struct stacks *s, const struct stacks *sb, enu
 			after += arr[j].after;
 			j++;
 		}
-		long long bi = (long long)before, ai = (long long)after;
+		long long bi = common_sat_ll(before), ai = common_sat_ll(after);
 		if (sb) {
 			if (bi < 0)
 				bi = 0;

@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../memlimit.h"
 #include "dot.h"
 
 /* One row per format: its name (also the extension and dot's -T type). */
@@ -86,6 +87,7 @@ static int run_dot(const char *cmd, const char *dot, const char *type, int in_fd
 		snprintf(targ, sizeof(targ), "-T%s", type);
 		if (dup2(in_fd, 0) < 0 || dup2(out_fd, 1) < 0)
 			_exit(127);
+		memlimit_restore(); /* dot gets the memory limit the user had, not ours */
 		char *args[] = {(char *)dot, targ, NULL};
 		execv(dot, args);
 		fprintf(stderr, "heaptap: %s: %s: %s\n", cmd, dot, strerror(errno));

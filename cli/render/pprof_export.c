@@ -134,10 +134,8 @@ static uint64_t intern(struct exporter *x, const char *s)
 		x->strs = arena_xrealloc(x->strs, x->strs_cap * sizeof *x->strs);
 	}
 	x->strs[x->nstrs] = strdup(s);
-	if (!x->strs[x->nstrs]) {
-		fprintf(stderr, "heaptap: out of memory\n");
-		exit(1);
-	}
+	if (!x->strs[x->nstrs])
+		arena_oom();
 	x->stab[j] = ++x->nstrs;
 	pbwrite_string(&x->pb, P_STRING, s);
 	return x->nstrs - 1;

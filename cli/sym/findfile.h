@@ -40,11 +40,20 @@ int findfile_each_debug(const char *elf_path, const char *build_id_hex, const ch
    non-empty, else FINDFILE_DEBUG_ROOT. */
 const char *findfile_debug_root(const char *root_opt);
 
+/* debuginfod's wait per file unless DEBUGINFOD_TIMEOUT is set (seconds, libdebuginfod's
+   connect and no-progress timeouts), and the total wait of one run unless
+   HEAPTAP_DEBUGINFOD_BUDGET is set (seconds). */
+#define FINDFILE_DEBUGINFOD_TIMEOUT "5"
+#define FINDFILE_DEBUGINFOD_BUDGET_S 30.0
+
 /*
  * Asks the debuginfod servers in DEBUGINFOD_URLS for the debug file (executable = 0) or the
  * executable (executable = 1) with this build ID. Returns a file descriptor open for reading
  * and sets *path (malloc'd, caller frees) to the cached copy, or returns -1 when
  * DEBUGINFOD_URLS is unset, libdebuginfod is missing, or the servers do not have it.
+ * Waits at most FINDFILE_DEBUGINFOD_TIMEOUT per file and FINDFILE_DEBUGINFOD_BUDGET_S per run
+ * (then it asks no more); says on stderr when a query takes over a second ("heaptap:
+ * debuginfod: waiting for ...") and when one fails other than by "not found" (a warning).
  */
 int findfile_debuginfod(const char *build_id_hex, int executable, char **path);
 

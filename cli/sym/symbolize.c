@@ -10,6 +10,8 @@
  */
 #include "symbolize.h"
 
+#include "../../base/hash.h"
+#include "../../profile/arena.h"
 #include "../../profile/symtab.h"
 #include "findfile.h"
 #include "symfile.h"
@@ -67,7 +69,9 @@ struct run {
 	const struct sym_options *opt;
 	struct symfile_cfg cfg;
 	struct mod *mods;
-	size_t nmods;
+	size_t nmods, mods_cap;
+	int32_t *mod_slots;   /* open addressing over mods by path: mod index + 1, 0 empty */
+	size_t mod_slots_cap; /* a power of two, or 0 */
 	size_t *order;    /* mapping indexes sorted by start */
 	int32_t *map_mod; /* mapping index -> module */
 	int32_t main_mod; /* the user's binary, or -1 */
@@ -123,23 +127,56 @@ static int path_is_solib(const char *path)
 	return 0;
 }
 
+static uint64_t mod_hash(const char *map_path, const char *exact)
+{
+	return hash_str(exact ? exact : map_path) ^ (exact ? 0x9e3779b97f4a7c15ULL : 0);
+}
+
+static int mod_same(const struct mod *m, const char *map_path, const char *exact)
+{
+	if ((m->exact == NULL) != (exact == NULL))
+		return 0;
+	return exact ? strcmp(m->exact, exact) == 0 : strcmp(m->map_path, map_path) == 0;
+}
+
+/* The module of a file, added when new; found through a hash of its path (a profile may list
+   hundreds of thousands of mappings). Returns its index, or -1 out of memory. */
 static int32_t add_mod(struct run *r, const char *map_path, const char *exact, const char *build_id)
 {
-	for (size_t i = 0; i < r->nmods; i++) {
-		struct mod *m = &r->mods[i];
-		if ((m->exact == NULL) != (exact == NULL))
-			continue;
-		if (exact ? strcmp(m->exact, exact) == 0 : strcmp(m->map_path, map_path) == 0) {
+	if ((r->nmods + 1) * 2 > r->mod_slots_cap) {
+		size_t cap = r->mod_slots_cap ? r->mod_slots_cap * 2 : 64;
+		int32_t *slots = calloc(cap, sizeof(*slots));
+		if (!slots)
+			return -1;
+		for (size_t i = 0; i < r->nmods; i++) {
+			size_t j = mod_hash(r->mods[i].map_path, r->mods[i].exact) & (cap - 1);
+			while (slots[j])
+				j = (j + 1) & (cap - 1);
+			slots[j] = (int32_t)i + 1;
+		}
+		free(r->mod_slots);
+		r->mod_slots = slots;
+		r->mod_slots_cap = cap;
+	}
+	size_t j = mod_hash(map_path, exact) & (r->mod_slots_cap - 1);
+	for (; r->mod_slots[j]; j = (j + 1) & (r->mod_slots_cap - 1)) {
+		struct mod *m = &r->mods[r->mod_slots[j] - 1];
+		if (mod_same(m, map_path, exact)) {
 			if (!m->build_id && build_id)
 				m->build_id = build_id;
-			return (int32_t)i;
+			return r->mod_slots[j] - 1;
 		}
 	}
-	struct mod *v = realloc(r->mods, (r->nmods + 1) * sizeof(*v));
-	if (!v)
-		return -1;
-	r->mods = v;
+	if (r->nmods == r->mods_cap) {
+		size_t cap = r->mods_cap ? r->mods_cap * 2 : 16;
+		struct mod *v = realloc(r->mods, cap * sizeof(*v));
+		if (!v)
+			return -1;
+		r->mods = v;
+		r->mods_cap = cap;
+	}
 	r->mods[r->nmods] = (struct mod){map_path, exact, build_id, NULL, 0};
+	r->mod_slots[j] = (int32_t)r->nmods + 1;
 	return (int32_t)r->nmods++;
 }
 
@@ -184,10 +221,66 @@ static int find_map(const struct run *r, uint64_t addr)
 	return -1;
 }
 
+/* The warnings printed so far, as hashes of "path\0why" (open addressing, 0 = empty): a run
+   that symbolizes several profiles (diff, report) says each thing about a file once. */
+static struct {
+	uint64_t *h;
+	size_t cap, n;
+} warned;
+
+/* 1 when path/why was not warned about before (and records it). */
+static int warn_first(const char *path, const char *why)
+{
+	uint64_t h = hash_mix64(hash_str(path) * 31 + hash_str(why)) | 1;
+	if ((warned.n + 1) * 2 > warned.cap) {
+		size_t cap = warned.cap ? warned.cap * 2 : 64;
+		uint64_t *t = calloc(cap, sizeof(*t));
+		if (!t)
+			return 1;
+		for (size_t i = 0; i < warned.cap; i++) {
+			if (!warned.h[i])
+				continue;
+			size_t j = warned.h[i] & (cap - 1);
+			while (t[j])
+				j = (j + 1) & (cap - 1);
+			t[j] = warned.h[i];
+		}
+		free(warned.h);
+		warned.h = t;
+		warned.cap = cap;
+	}
+	size_t j = h & (warned.cap - 1);
+	for (; warned.h[j]; j = (j + 1) & (warned.cap - 1))
+		if (warned.h[j] == h)
+			return 0;
+	warned.h[j] = h;
+	warned.n++;
+	return 1;
+}
+
 static void warn_file(const struct run *r, const char *path, const char *why)
 {
-	if (!r->opt->quiet)
+	if (!r->opt->quiet && warn_first(path, why))
 		fprintf(stderr, "heaptap: warning: %s: %s; its frames stay unsymbolized\n", path, why);
+}
+
+/* Opens module m once (warning when it cannot be used); returns its file or NULL. */
+static struct symfile *mod_open(struct run *r, struct mod *m)
+{
+	if (m->tried)
+		return m->f;
+	char why[4096 + 400];
+	char subject[1024];
+	m->tried = 1;
+	arena_set_subject(m->exact ? m->exact : m->map_path, subject, sizeof subject);
+	m->f = symfile_open(m->map_path, m->exact, m->build_id, &r->cfg, why, sizeof(why));
+	arena_set_subject(subject, NULL, 0);
+	const char *name = m->exact ? m->exact : m->map_path;
+	if (!m->f)
+		warn_file(r, name, why);
+	else if (symfile_note(m->f) && !r->opt->quiet && warn_first(name, symfile_note(m->f)))
+		fprintf(stderr, "heaptap: warning: %s: %s\n", name, symfile_note(m->f));
+	return m->f;
 }
 
 int symbolize_profile(struct profile *p, const struct sym_options *opt)
@@ -264,6 +357,12 @@ int symbolize_profile(struct profile *p, const struct sym_options *opt)
 	}
 	qsort(ents, nents, sizeof(*ents), cmp_ent);
 	double t1 = now_s(), t_open = 0;
+	/* The user's binary is opened even when no address falls in it: a file the user named
+	   that cannot be used (corrupt, truncated, not ELF, another build) is always reported. */
+	if (r.main_mod >= 0) {
+		mod_open(&r, &r.mods[r.main_mod]);
+		t_open += now_s() - t1;
+	}
 
 	/* 4. Resolve. */
 	struct dwarfidx_frame df[MAX_FRAMES];
@@ -275,11 +374,7 @@ int symbolize_profile(struct profile *p, const struct sym_options *opt)
 			struct mod *m = &r.mods[e->mod];
 			if (!m->tried) {
 				double to = now_s();
-				char why[4096 + 400];
-				m->tried = 1;
-				m->f = symfile_open(m->map_path, m->exact, m->build_id, &r.cfg, why, sizeof(why));
-				if (!m->f)
-					warn_file(&r, m->exact ? m->exact : m->map_path, why);
+				mod_open(&r, m);
 				t_open += now_s() - to;
 			}
 			f = m->f;
@@ -343,6 +438,7 @@ out:
 	for (size_t i = 0; i < r.nmods; i++)
 		symfile_free(r.mods[i].f);
 	free(r.mods);
+	free(r.mod_slots);
 	free(r.order);
 	free(r.map_mod);
 	free(addrs);

@@ -8,6 +8,8 @@
  */
 #include "symfile.h"
 
+#include "../../profile/arena.h"
+#include "../../profile/reader.h"
 #include "demangle.h"
 #include "elfsyms.h"
 #include "findfile.h"
@@ -43,7 +45,13 @@ struct symfile {
 	GElf_Phdr *loads;
 	size_t nloads;
 	int demangle;
+	char note[640];     /* what the caller should warn about, "" when nothing */
 };
+
+/* A compressed section may claim at most this many times its stored size, plus the floor:
+   DWARF compresses 3 to 10 times; zlib can claim 1000 times (a 3 MB file, 3 GiB inflated). */
+#define SYMFILE_INFLATE_RATIO 32
+#define SYMFILE_INFLATE_FLOOR ((uint64_t)16 << 20)
 
 static int lib_inited;
 
@@ -77,13 +85,57 @@ static void hex_of(char *out, size_t outlen, const unsigned char *p, size_t n)
 	out[k] = 0;
 }
 
-/* Opens an ELF file from fd (taken over) named path. Returns 0, or -1 (fd closed). */
-static int elfh_from_fd(struct elfh *h, int fd, const char *path)
+/* NULL when the headers of elf (a file of size bytes) hold together: the ELF header reads,
+   the program and section header tables lie inside the file and read, and the section name
+   table exists. Otherwise what is wrong. */
+static const char *elf_corrupt(Elf *elf, uint64_t size)
+{
+	GElf_Ehdr eh;
+	if (!gelf_getehdr(elf, &eh))
+		return "its ELF header cannot be read";
+	size_t n;
+	if (elf_getphdrnum(elf, &n) != 0)
+		return "its program headers cannot be read";
+	if (n && (eh.e_phoff > size || (uint64_t)n * eh.e_phentsize > size - eh.e_phoff))
+		return "its program headers lie past the end of the file (truncated?)";
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(elf, (int)i, &ph))
+			return "a program header cannot be read";
+	}
+	/* libelf answers 0 sections for a table cut off by the end of the file: use the header's
+	   own count (0 there means extended numbering: then libelf's answer is the count). */
+	if (elf_getshdrnum(elf, &n) != 0)
+		return "its section headers cannot be read";
+	if (eh.e_shnum)
+		n = eh.e_shnum;
+	if (eh.e_shoff && (eh.e_shoff > size || (uint64_t)n * eh.e_shentsize > size - eh.e_shoff))
+		return "its section headers lie past the end of the file (truncated?)";
+	size_t shstrndx;
+	if (n && elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return "its section name table cannot be read";
+	return NULL;
+}
+
+/* Opens an ELF file from fd (taken over) named path. Returns 0, or -1 (fd closed) with the
+   reason in why when why is not NULL. */
+static int elfh_from_fd_why(struct elfh *h, int fd, const char *path, char *why, size_t whylen)
 {
 	memset(h, 0, sizeof(*h));
 	h->fd = -1;
+	struct stat st;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		if (why)
+			snprintf(why, whylen, "not a regular file");
+		close(fd);
+		return -1;
+	}
 	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+	int is_elf = elf && elf_kind(elf) == ELF_K_ELF;
+	const char *bad = is_elf ? elf_corrupt(elf, (uint64_t)st.st_size) : "not an ELF file";
+	if (bad) {
+		if (why)
+			snprintf(why, whylen, "%s%s", is_elf ? "corrupt ELF file: " : "", bad);
 		if (elf)
 			elf_end(elf);
 		close(fd);
@@ -99,17 +151,37 @@ static int elfh_from_fd(struct elfh *h, int fd, const char *path)
 	return 0;
 }
 
+static int elfh_from_fd(struct elfh *h, int fd, const char *path)
+{
+	return elfh_from_fd_why(h, fd, path, NULL, 0);
+}
+
+/* Opens the ELF file at path: only a regular file (reader_open_regular: a FIFO is not waited
+   on, a device not read). Returns 0; -1 when there is no such file; -2 when it exists but
+   cannot be used; the reason in why (may be NULL). */
+static int elfh_open_why(struct elfh *h, const char *path, char *why, size_t whylen)
+{
+	char err[4096 + 64];
+	int fd = reader_open_regular(path, err, sizeof err);
+	if (fd < 0) {
+		int missing = errno == ENOENT || errno == ENOTDIR;
+		memset(h, 0, sizeof(*h));
+		h->fd = -1;
+		if (why) {
+			const char *colon = strncmp(err, path, strlen(path)) == 0 ? err + strlen(path) : NULL;
+			const char *r = colon && colon[0] == ':' ? colon + 2 : err;
+			size_t n = strlen(r) < whylen ? strlen(r) : whylen - 1;
+			memcpy(why, r, n);
+			why[n] = 0;
+		}
+		return missing ? -1 : -2;
+	}
+	return elfh_from_fd_why(h, fd, path, why, whylen) == 0 ? 0 : -2;
+}
+
 static int elfh_open(struct elfh *h, const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	struct stat st;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return -1;
-	}
-	return elfh_from_fd(h, fd, path);
+	return elfh_open_why(h, path, NULL, 0);
 }
 
 /* 1 when the file carries DWARF with contents (not NOBITS as in a stripped file). */
@@ -147,14 +219,25 @@ struct find_ctx {
 	const char *want_bid;    /* NULL: any */
 	struct elfh *out;
 	char mismatch[4096 + 300]; /* the first file whose build ID differed */
+	char bad[2 * 4096 + 300];  /* why the first file that exists could not be used */
+	const char *self;          /* the name the caller's warning gives the file */
 };
 
 static int try_object(void *vctx, const char *path)
 {
 	struct find_ctx *c = vctx;
 	struct elfh h;
-	if (elfh_open(&h, path) != 0)
+	char why[4096 + 64];
+	int rc = elfh_open_why(&h, path, why, sizeof why);
+	if (rc != 0) {
+		if (rc == -2 && !c->bad[0]) {
+			if (c->self && strcmp(c->self, path) == 0) /* the warning names it already */
+				snprintf(c->bad, sizeof(c->bad), "%s", why);
+			else
+				snprintf(c->bad, sizeof(c->bad), "%s: %s", path, why);
+		}
 		return 0;
+	}
 	if (c->want_bid && c->want_bid[0] && h.bid[0] && strcmp(h.bid, c->want_bid) != 0) {
 		if (!c->mismatch[0])
 			snprintf(c->mismatch, sizeof(c->mismatch), "build ID mismatch (profile %s, file %s has %s)",
@@ -244,6 +327,61 @@ static void find_debug(struct symfile *f, const struct symfile_cfg *cfg)
 
 /* ---- opening ---- */
 
+/* "1.5 GiB"-style text of n bytes. */
+static void fmt_bytes(uint64_t n, char *buf, size_t cap)
+{
+	if (n >= (uint64_t)1 << 30)
+		snprintf(buf, cap, "%.1f GiB", (double)n / (double)((uint64_t)1 << 30));
+	else if (n >= (uint64_t)1 << 20)
+		snprintf(buf, cap, "%.1f MiB", (double)n / (double)((uint64_t)1 << 20));
+	else
+		snprintf(buf, cap, "%llu bytes", (unsigned long long)n);
+}
+
+/* 0 when every compressed section of elf (SHF_COMPRESSED, or GNU .zdebug_*) claims a size
+   within SYMFILE_INFLATE_RATIO of what it stores; else -1 with the first offender in note.
+   libdw inflates whole sections into memory, so the claim is what reading it would cost. */
+static int check_inflate(Elf *elf, char *note, size_t notecap)
+{
+	size_t shstrndx;
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return 0;
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS || sh.sh_size == 0)
+			continue;
+		const char *name = elf_strptr(elf, shstrndx, sh.sh_name);
+		uint64_t claim = 0;
+		if (sh.sh_flags & SHF_COMPRESSED) {
+			GElf_Chdr ch;
+			if (!gelf_getchdr(scn, &ch))
+				continue;
+			claim = ch.ch_size;
+		} else if (name && strncmp(name, ".zdebug", 7) == 0) {
+			Elf_Data *d = elf_rawdata(scn, NULL);
+			const unsigned char *b = d ? d->d_buf : NULL;
+			if (!b || d->d_size < 12 || memcmp(b, "ZLIB", 4) != 0)
+				continue;
+			for (int i = 4; i < 12; i++)
+				claim = claim << 8 | b[i];
+		} else {
+			continue;
+		}
+		uint64_t allowed = SYMFILE_INFLATE_FLOOR + (uint64_t)SYMFILE_INFLATE_RATIO * sh.sh_size;
+		if (claim > allowed) {
+			char c[32], s[32];
+			fmt_bytes(claim, c, sizeof c);
+			fmt_bytes(sh.sh_size, s, sizeof s);
+			snprintf(note, notecap, "section %s would decompress to %s from %s (more than %d times "
+			         "its size): its DWARF is not read, names come from the symbol table",
+			         name ? name : "?", c, s, SYMFILE_INFLATE_RATIO);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 static void load_segments(struct symfile *f)
 {
 	size_t n = 0;
@@ -272,7 +410,7 @@ struct symfile *symfile_open(const char *map_path, const char *exact, const char
 	f->demangle = cfg->demangle;
 	if (build_id && !build_id[0])
 		build_id = NULL;
-	struct find_ctx fc = {.want_bid = build_id, .out = &f->main};
+	struct find_ctx fc = {.want_bid = build_id, .out = &f->main, .self = exact ? exact : map_path};
 	int found = exact ? try_object(&fc, exact)
 	                  : findfile_each_candidate(map_path, cfg->lib_prefix, cfg->sysroot, try_object, &fc);
 	if (!found && !exact && build_id) {
@@ -290,6 +428,8 @@ struct symfile *symfile_open(const char *map_path, const char *exact, const char
 	if (!found) {
 		if (fc.mismatch[0])
 			snprintf(why, whylen, "%s", fc.mismatch);
+		else if (fc.bad[0])
+			snprintf(why, whylen, "%s", fc.bad);
 		else if (exact)
 			snprintf(why, whylen, "cannot open as an ELF file");
 		else
@@ -309,8 +449,19 @@ struct symfile *symfile_open(const char *map_path, const char *exact, const char
 			f->dw_path = f->debug.path;
 		}
 	}
+	char inote[400];
+	if (dwelf && check_inflate(dwelf, inote, sizeof inote) != 0) {
+		if (dwelf == f->main.elf)
+			snprintf(f->note, sizeof f->note, "%s", inote);
+		else
+			snprintf(f->note, sizeof f->note, "debug file %.100s: %s", f->debug.path, inote);
+		dwelf = NULL;
+		f->dw_path = NULL;
+	}
 	if (dwelf) {
 		f->dw = dwarf_begin_elf(dwelf, DWARF_C_READ, NULL);
+		if (f->dw)
+			dwarf_new_oom_handler(f->dw, arena_oom); /* libdw would abort() */
 		if (f->dw)
 			f->dx = dwarfidx_new(f->dw, cfg->demangle);
 		else
@@ -364,6 +515,11 @@ const char *symfile_path(const struct symfile *f)
 	return f->main.path;
 }
 
+const char *symfile_note(const struct symfile *f)
+{
+	return f->note[0] ? f->note : NULL;
+}
+
 const char *symfile_debug_path(const struct symfile *f)
 {
 	return f->dx ? f->dw_path : NULL;
@@ -384,6 +540,15 @@ int symfile_vaddr(const struct symfile *f, uint64_t start, uint64_t offset, uint
 	if (!best)
 		return -1;
 	*vaddr = foff - best->p_offset + best->p_vaddr;
+	return 0;
+}
+
+int symfile_segment(const struct symfile *f, size_t i, uint64_t *vaddr, uint64_t *memsz)
+{
+	if (i >= f->nloads)
+		return -1;
+	*vaddr = f->loads[i].p_vaddr;
+	*memsz = f->loads[i].p_memsz;
 	return 0;
 }
 

@@ -42,6 +42,9 @@ int symfile_read_build_id(const char *path, char *out, size_t outlen);
 
 /* The path opened (the ELF, or the debug file standing in for a missing one). */
 const char *symfile_path(const struct symfile *f);
+/* Something about the file the caller should warn about although it opened (a debug section
+   that would decompress to more than 32 times its size, so its DWARF was not read), or NULL. */
+const char *symfile_note(const struct symfile *f);
 /* Where the DWARF came from (the file itself, a debug file), or NULL when there is none. */
 const char *symfile_debug_path(const struct symfile *f);
 
@@ -52,6 +55,9 @@ const char *symfile_debug_path(const struct symfile *f);
  */
 int symfile_vaddr(const struct symfile *f, uint64_t start, uint64_t offset, uint64_t addr,
                   uint64_t *vaddr);
+/* The i-th PT_LOAD segment's link-time start and size in memory. Returns 0, or -1 when there
+   are not that many. */
+int symfile_segment(const struct symfile *f, size_t i, uint64_t *vaddr, uint64_t *memsz);
 /* 1 when link-time address vaddr lies inside one of the file's PT_LOAD segments. */
 int symfile_contains(const struct symfile *f, uint64_t vaddr);
 

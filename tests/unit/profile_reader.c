@@ -139,9 +139,12 @@ static void test_file_errors(void)
 	int rc = profile_read_file("/nonexistent/x.heap", &p, err, sizeof err);
 	CHECK(rc == -1 && strcmp(err, "/nonexistent/x.heap: No such file or directory") == 0, "'%s'", err);
 	rc = profile_read_file("/", &p, err, sizeof err);
-	CHECK(rc == -1 && strcmp(err, "/: Is a directory") == 0, "'%s'", err);
+	CHECK(rc == -1 && strcmp(err, "/: not a regular file (a directory)") == 0, "'%s'", err);
+	/* Only regular files are read: a device is refused before any byte is read. */
 	rc = profile_read_file("/dev/null", &p, err, sizeof err);
-	CHECK(rc == -1 && strcmp(err, "/dev/null: empty profile") == 0, "'%s'", err);
+	CHECK(rc == -1 && strcmp(err, "/dev/null: not a regular file (a character device)") == 0, "'%s'", err);
+	rc = profile_read_file("/dev/zero", &p, err, sizeof err);
+	CHECK(rc == -1 && strcmp(err, "/dev/zero: not a regular file (a character device)") == 0, "'%s'", err);
 	const uint8_t junk[] = {0x1f, 0x8b, 0xff, 0xff};
 	rc = profile_read_mem(junk, sizeof junk, "junk.pb.gz", &p, err, sizeof err);
 	CHECK(rc == -1 && strncmp(err, "junk.pb.gz: ", 12) == 0, "pprof errors are named: '%s'", err);
