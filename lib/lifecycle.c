@@ -110,17 +110,35 @@ static void start_triggers(const struct options *o)
 	}
 }
 
+/* Calls of malloc this thread made that heaptap's interposer saw (the fast path's counter and
+   the slow path's count of calls from inside the profiler). */
+static uint64_t malloc_calls_seen(void)
+{
+	uint64_t n = __atomic_load_n(&core.reentrant, __ATOMIC_RELAXED);
+	for (int i = 0; i < 64; i++)
+		n += tstate_tls.malloc_hist[i];
+	return n;
+}
+
 /*
  * Says once when the process's malloc is not heaptap's: an allocator preloaded before
  * libheaptap.so (LD_PRELOAD="libjemalloc.so libheaptap.so") or linked into the program binds
- * first, and heaptap would write empty dumps without a word.
+ * first, and heaptap would write empty dumps without a word. It calls the malloc the program
+ * would call and looks whether heaptap saw it (comparing addresses is not enough: a non-PIE
+ * program's PLT stub is malloc's canonical address). Called inside the reentrancy guard.
  */
 static void check_interposition(void)
 {
-	void *seen = dlsym(RTLD_DEFAULT, "malloc");
-	Dl_info mine, theirs;
-	if (!seen || !dladdr((void *)check_interposition, &mine) || !dladdr(seen, &theirs) ||
-	    mine.dli_fbase == theirs.dli_fbase)
+	void *(*their_malloc)(size_t) = (void *(*)(size_t))dlsym(RTLD_DEFAULT, "malloc");
+	void (*their_free)(void *) = (void (*)(void *))dlsym(RTLD_DEFAULT, "free");
+	if (!their_malloc || !their_free)
+		return;
+	uint64_t before = malloc_calls_seen();
+	void *p = their_malloc(40);
+	uint64_t after = malloc_calls_seen();
+	their_free(p);
+	Dl_info theirs;
+	if (after != before || !dladdr((void *)their_malloc, &theirs))
 		return;
 	sys_log("the program's malloc is ", theirs.dli_fname && *theirs.dli_fname ? theirs.dli_fname
 	                                                                            : "the program's own",

@@ -51,8 +51,8 @@ run() { # LABEL ENV...: heaptap top with a fresh cache; 60 s at most (the old de
 	echo "[$label] exit $rc"; sed 's/^/  | /' "$TMP/err"
 }
 want_out="Total: 200 B
-     100  50.0%  50.0%      100  50.0% 0x00007f0000001234
-     100  50.0% 100.0%      100  50.0% 0x00007f1000001234"
+     100  50.0%  50.0%      100  50.0% liba.so+0x1234
+     100  50.0% 100.0%      100  50.0% libb.so+0x1234"
 
 run default
 check "default: exit" 0 "$rc"

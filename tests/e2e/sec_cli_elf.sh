@@ -23,7 +23,7 @@ profile() {
 	printf '# heaptap: mapping start=0x400000 limit=0x500000 path=%s build_id=%s\n' "$1" "$bid"
 }
 profile "$TMP/prog" >"$TMP/p.heap"
-hex=$(printf '0x%016x' $((0x$addr + 5)))
+hex=$(printf 'prog+0x%x' $((0x$addr + 5 - 0x400000)))  # unnamed frames print as FILE+0xOFFSET
 check "good binary" "alloc_site" "$("$HEAPTAP" top "$TMP/prog" "$TMP/p.heap" | awk 'NR == 2 {print $NF}')"
 
 # run LABEL CMD...: sets rc; stdout in $TMP/out, stderr in $TMP/err.

@@ -39,7 +39,7 @@ check "stdin pipe" "Total: 1053624 B" "$(cat "$TMP/cli_new.raw" | timeout 30 "$H
 sed "s|/nonexistent/app|$TMP/fifo|" "$TMP/cli_new.raw" | grep -v '^binary=' | sed -n '/^heap_v2/,$p' >"$TMP/lib.heap"
 expect "fifo library" 0 "^heaptap: warning: $TMP/fifo: not a regular file \(a FIFO\); its frames stay unsymbolized$" \
 	"$HEAPTAP" top "$TMP/lib.heap"
-grep -q '^ .*0x0000000000001000$' "$TMP/out" || { echo "FAIL[fifo library]: no hex frame: $(cat "$TMP/out")"; fail=1; }
+grep -q '^ .*fifo+0x1000$' "$TMP/out" || { echo "FAIL[fifo library]: no FILE+0xOFFSET frame: $(cat "$TMP/out")"; fail=1; }
 # The same FIFO as a separate debug file's place (HEAPTAP_DEBUG_ROOT tree): skipped quietly.
 mkdir -p "$TMP/dbg/.build-id/ab"
 mkfifo "$TMP/dbg/.build-id/ab/cdef.debug"
