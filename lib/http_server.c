@@ -804,6 +804,7 @@ static void conn_write(struct conn *c)
 		c->body_off += (uint64_t)n;
 		moved = 1;
 	}
+	conn_pin(c, 0); /* all sent: nothing held for this client any more */
 	if (c->drain) {
 		shutdown(c->fd, SHUT_WR);
 		c->state = C_DRAIN;
