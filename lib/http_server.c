@@ -324,7 +324,8 @@ static void conn_reply_error(struct conn *c, int status, const char *text, const
 /*
  * Compares a candidate with the token over the token buffer's whole size whatever either
  * length is, so that neither the time taken nor the branches depend on the token's length or
- * bytes (only on the candidate's length, which the client knows). Returns 0 when equal.
+ * bytes (only on the candidate's length, which the client knows). Returns 0 when equal,
+ * 1 otherwise.
  */
 static unsigned token_diff(const char *cand, size_t n)
 {
@@ -333,7 +334,7 @@ static unsigned token_diff(const char *cand, size_t n)
 		unsigned char a = i < n ? (unsigned char)cand[i] : 0;
 		diff |= a ^ (unsigned char)token[i];
 	}
-	return diff;
+	return diff != 0;
 }
 
 static int auth_ok(const struct conn *c)
