@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "backend.h"
+#include "http_limit.h"
 #include "jemalloc_backend.h"
 #include "rundir.h"
 
@@ -220,6 +221,8 @@ static void mesos_stop(struct http_exchange *x)
 			return;
 		}
 	} else {
+		if (!http_limit_dump(x, 0))
+			return; /* the run goes on: a later stop (or its duration) ends it */
 		int rc = run_finish();
 		if (rc < 0) {
 			char num[24];

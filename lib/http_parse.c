@@ -10,7 +10,9 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <stddef.h>
 #include <string.h>
+#include <sys/un.h>
 
 static int is_tchar(unsigned char c)
 {
@@ -34,15 +36,20 @@ static int hexval(int c)
 	return -1;
 }
 
-static int ieq(const char *a, size_t n, const char *b)
+/* a[0..n) and b[0..m) are equal without regard to ASCII case */
+static int ieq_n(const char *a, size_t n, const char *b, size_t m)
 {
-	size_t m = strlen(b);
 	if (n != m)
 		return 0;
 	for (size_t i = 0; i < n; i++)
 		if (lower((unsigned char)a[i]) != lower((unsigned char)b[i]))
 			return 0;
 	return 1;
+}
+
+static int ieq(const char *a, size_t n, const char *b)
+{
+	return ieq_n(a, n, b, strlen(b));
 }
 
 /* Finds the end of the line starting at p: returns the index of '\n' or -1. */
@@ -121,6 +128,17 @@ static long parse_request_line(const char *s, size_t n, struct http_request *req
 	return 0;
 }
 
+/* Records a header that may appear once: a second copy (which could smuggle a value past
+   the checks that read the first) makes the request malformed. */
+static long set_once(const char **dst, size_t *dst_len, const char *v, size_t vn)
+{
+	if (*dst)
+		return -400;
+	*dst = v;
+	*dst_len = vn;
+	return 0;
+}
+
 static long parse_header(const char *s, size_t n, struct http_request *req)
 {
 	size_t i = 0;
@@ -167,10 +185,13 @@ static long parse_header(const char *s, size_t n, struct http_request *req)
 		req->auth = v;
 		req->auth_len = vn;
 	} else if (ieq(name, nn, "host")) {
-		if (req->host)
-			return -400; /* two Host headers */
-		req->host = v;
-		req->host_len = vn;
+		return set_once(&req->host, &req->host_len, v, vn);
+	} else if (ieq(name, nn, "origin")) {
+		return set_once(&req->origin, &req->origin_len, v, vn);
+	} else if (ieq(name, nn, "referer")) {
+		return set_once(&req->referer, &req->referer_len, v, vn);
+	} else if (ieq(name, nn, "sec-fetch-site")) {
+		return set_once(&req->fetch_site, &req->fetch_site_len, v, vn);
 	}
 	return 0;
 }
@@ -375,6 +396,17 @@ int http_parse_addr(const char *s, struct sockaddr_storage *ss, socklen_t *sslen
 	memset(ss, 0, sizeof *ss);
 	if (!s || !*s)
 		return -EINVAL;
+	if (strncmp(s, "unix:", 5) == 0) {
+		struct sockaddr_un *un = (struct sockaddr_un *)ss;
+		size_t pl = strlen(s + 5);
+		if (s[5] != '/' || pl >= sizeof un->sun_path)
+			return -EINVAL;
+		un->sun_family = AF_UNIX;
+		memcpy(un->sun_path, s + 5, pl + 1);
+		*sslen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + pl + 1);
+		*loopback = 1;
+		return 0;
+	}
 	if (s[0] == '[') {
 		const char *rb = strchr(s, ']');
 		if (!rb || rb[1] != ':' || (size_t)(rb - s - 1) >= sizeof host)
@@ -412,7 +444,7 @@ int http_parse_addr(const char *s, struct sockaddr_storage *ss, socklen_t *sslen
 		in6->sin6_family = AF_INET6;
 		in6->sin6_port = htons(port);
 		*sslen = sizeof *in6;
-		*loopback = IN6_IS_ADDR_LOOPBACK(&in6->sin6_addr);
+		*loopback = http_parse_ip_is_loopback(in6->sin6_addr.s6_addr);
 		return 0;
 	}
 	return -EINVAL;
@@ -502,52 +534,174 @@ int http_parse_symbol_next(const char *s, size_t n, size_t *pos, struct http_sym
 	return 0;
 }
 
-int http_parse_host_is_loopback(const char *host, size_t n)
+/* The length of a Host value's name part (a bracketed literal with its brackets, else up to
+   ':'), or -1 when the name is empty or the ":port" after it is not 1 to 5 digits. */
+static long host_name_len(const char *host, size_t n)
 {
-	size_t end = n;
+	size_t end;
 	if (n > 0 && host[0] == '[') {
 		const char *rb = memchr(host, ']', n);
 		if (!rb)
-			return 0;
+			return -1;
 		end = (size_t)(rb - host) + 1;
-		if (!(end == 5 && memcmp(host, "[::1]", 5) == 0))
-			return 0;
 	} else {
 		const char *colon = memchr(host, ':', n);
-		if (colon)
-			end = (size_t)(colon - host);
-		if (ieq(host, end, "localhost")) {
-			/* fine */
+		end = colon ? (size_t)(colon - host) : n;
+	}
+	if (end == 0)
+		return -1;
+	if (end == n)
+		return (long)end;
+	if (host[end] != ':' || end + 1 == n || n - end - 1 > 5)
+		return -1;
+	for (size_t i = end + 1; i < n; i++)
+		if (host[i] < '0' || host[i] > '9')
+			return -1;
+	return (long)end;
+}
+
+/* A dotted-quad IPv4 literal: four decimal parts of 1 to 3 digits, each at most 255. */
+static int ipv4_literal(const char *s, size_t n, unsigned char out[4])
+{
+	int parts = 0, digits = 0;
+	unsigned v = 0;
+	for (size_t i = 0; i <= n; i++) {
+		if (i == n || s[i] == '.') {
+			if (digits == 0 || v > 255 || parts == 4)
+				return -1;
+			out[parts++] = (unsigned char)v;
+			digits = 0;
+			v = 0;
+		} else if (s[i] >= '0' && s[i] <= '9' && digits < 3) {
+			v = v * 10 + (unsigned)(s[i] - '0');
+			digits++;
 		} else {
-			/* 127.a.b.c: four decimal parts of at most 3 digits, the first 127 */
-			int parts = 0, digits = 0;
-			unsigned v = 0;
-			for (size_t i = 0; i <= end; i++) {
-				if (i == end || host[i] == '.') {
-					if (digits == 0 || v > 255 || (parts == 0 && v != 127))
-						return 0;
-					parts++;
-					digits = 0;
-					v = 0;
-				} else if (host[i] >= '0' && host[i] <= '9' && digits < 3) {
-					v = v * 10 + (unsigned)(host[i] - '0');
-					digits++;
-				} else {
-					return 0;
-				}
-			}
-			if (parts != 4)
-				return 0;
+			return -1;
 		}
 	}
-	if (end == n)
-		return 1;
-	if (host[end] != ':' || end + 1 == n)
+	return parts == 4 ? 0 : -1;
+}
+
+/* The name part of a Host value as an IP literal, IPv4 mapped into IPv6. */
+static int host_ip(const char *name, size_t n, unsigned char ip[16])
+{
+	if (n > 0 && name[0] == '[') {
+		char buf[64];
+		struct in6_addr a;
+		if (n < 3 || n - 2 >= sizeof buf || memchr(name, '%', n))
+			return -1; /* zone identifiers are not accepted */
+		memcpy(buf, name + 1, n - 2);
+		buf[n - 2] = 0;
+		if (inet_pton(AF_INET6, buf, &a) != 1)
+			return -1;
+		memcpy(ip, &a, 16);
 		return 0;
-	for (size_t i = end + 1; i < n; i++)
-		if (host[i] < '0' || host[i] > '9' || i - end > 5)
-			return 0;
-	return 1;
+	}
+	unsigned char v4[4];
+	if (ipv4_literal(name, n, v4) != 0)
+		return -1;
+	memset(ip, 0, 10);
+	ip[10] = ip[11] = 0xff;
+	memcpy(ip + 12, v4, 4);
+	return 0;
+}
+
+int http_parse_ip_is_loopback(const unsigned char ip[16])
+{
+	static const unsigned char one[16] = {[15] = 1};
+	static const unsigned char mapped[12] = {[10] = 0xff, [11] = 0xff};
+	return memcmp(ip, one, 16) == 0 || (memcmp(ip, mapped, 12) == 0 && ip[12] == 127);
+}
+
+int http_parse_sockaddr_ip(const struct sockaddr_storage *ss, unsigned char ip[16], uint16_t *port)
+{
+	if (ss->ss_family == AF_INET6) {
+		const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)ss;
+		memcpy(ip, &a->sin6_addr, 16);
+		*port = ntohs(a->sin6_port);
+		return 0;
+	}
+	if (ss->ss_family == AF_INET) {
+		const struct sockaddr_in *a = (const struct sockaddr_in *)ss;
+		memset(ip, 0, 10);
+		ip[10] = ip[11] = 0xff;
+		memcpy(ip + 12, &a->sin_addr, 4);
+		*port = ntohs(a->sin_port);
+		return 0;
+	}
+	return -1;
+}
+
+int http_parse_host_is_loopback(const char *host, size_t n)
+{
+	long nl = host_name_len(host, n);
+	unsigned char ip[16];
+	if (nl < 0)
+		return 0;
+	if (ieq(host, (size_t)nl, "localhost"))
+		return 1;
+	return host_ip(host, (size_t)nl, ip) == 0 && http_parse_ip_is_loopback(ip);
+}
+
+int http_parse_host_ip(const char *host, size_t n, unsigned char ip[16])
+{
+	long nl = host_name_len(host, n);
+	return nl < 0 ? -1 : host_ip(host, (size_t)nl, ip);
+}
+
+int http_parse_host_listed(const char *host, size_t n, const char *list)
+{
+	long nl = host_name_len(host, n);
+	if (nl < 0 || !list)
+		return 0;
+	while (*list) {
+		const char *e = strchr(list, '+');
+		size_t ln = e ? (size_t)(e - list) : strlen(list);
+		if (ln > 0 && ieq_n(host, (size_t)nl, list, ln))
+			return 1;
+		list += ln + (e ? 1 : 0);
+	}
+	return 0;
+}
+
+int http_parse_same_origin(const char *url, size_t n, const char *host, size_t hn)
+{
+	if (hn == 0 || n < 7 + hn || !ieq(url, 7, "http://") || !ieq_n(url + 7, hn, host, hn))
+		return 0;
+	if (n == 7 + hn)
+		return 1;
+	char c = url[7 + hn];
+	return c == '/' || c == '?' || c == '#';
+}
+
+int http_parse_bearer(const char *auth, size_t n, const char **tok, size_t *tn)
+{
+	size_t i = 6;
+	if (n < 8 || !ieq(auth, 6, "bearer") || (auth[6] != ' ' && auth[6] != '\t'))
+		return -1;
+	while (i < n && (auth[i] == ' ' || auth[i] == '\t'))
+		i++;
+	if (i == n)
+		return -1;
+	*tok = auth + i;
+	*tn = n - i;
+	return 0;
+}
+
+int http_parse_uint(const char *s, size_t n, uint64_t max, uint64_t *out)
+{
+	uint64_t v = 0;
+	if (n == 0 || n > 19)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		v = v * 10 + (uint64_t)(s[i] - '0');
+	}
+	if (v > max)
+		return -1;
+	*out = v;
+	return 0;
 }
 
 const char *http_parse_reason(int status)
@@ -564,6 +718,7 @@ const char *http_parse_reason(int status)
 	case 409: return "Conflict";
 	case 411: return "Length Required";
 	case 413: return "Content Too Large";
+	case 429: return "Too Many Requests";
 	case 431: return "Request Header Fields Too Large";
 	case 500: return "Internal Server Error";
 	case 501: return "Not Implemented";

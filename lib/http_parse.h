@@ -38,6 +38,12 @@ struct http_request {
 	size_t auth_len;
 	const char *host;          /* the value of Host, or NULL */
 	size_t host_len;
+	const char *origin;        /* the value of Origin, or NULL */
+	size_t origin_len;
+	const char *referer;       /* the value of Referer, or NULL */
+	size_t referer_len;
+	const char *fetch_site;    /* the value of Sec-Fetch-Site, or NULL */
+	size_t fetch_site_len;
 	size_t head_len;           /* bytes of the head, including the blank line */
 };
 
@@ -45,8 +51,10 @@ struct http_request {
  * Parses the request head at buf[0..len). Returns head_len (> 0) when a complete, valid head
  * was found and req is filled; 0 when more bytes are needed (no blank line yet); or a
  * negative HTTP status for a request that must be refused: -400 malformed (bad request line,
- * bad header syntax, conflicting Content-Length), -413 a Content-Length that does not fit in
- * 64 bits, -505 an HTTP version other than 1.0 / 1.1. Bare LF line ends are accepted.
+ * bad header syntax, conflicting Content-Length, a second Host, Origin, Referer or
+ * Sec-Fetch-Site), -413 a Content-Length that does not fit in 64 bits, -505 an HTTP version
+ * other than 1.0 / 1.1. Bare LF line ends are accepted. A missing Host is not an error here
+ * (the server refuses HTTP/1.1 without one).
  */
 long http_parse_head(const char *buf, size_t len, struct http_request *req);
 
@@ -81,8 +89,9 @@ int http_parse_query_safe(const char *query, size_t n);
 
 /*
  * Parses a listen address: "6060" and ":6060" mean 127.0.0.1:6060; "HOST:PORT" with HOST
- * an IPv4 literal, "localhost" or "[IPv6]". Fills *ss and *sslen. *loopback is set to 1
- * when the address is a loopback one. Returns 0, or -EINVAL.
+ * an IPv4 literal, "localhost" or "[IPv6]"; "unix:/absolute/path" a Unix-domain socket.
+ * Fills *ss and *sslen. *loopback is set to 1 when only this machine can connect: a loopback
+ * address (127/8, ::1, ::ffff:127.x.y.z) or a Unix socket. Returns 0, or -EINVAL.
  */
 int http_parse_addr(const char *s, struct sockaddr_storage *ss, socklen_t *sslen, int *loopback);
 
@@ -110,10 +119,50 @@ int http_parse_symbol_next(const char *s, size_t n, size_t *pos, struct http_sym
 
 /*
  * 1 when a Host header value names this machine's loopback interface: "localhost",
- * "127.x.y.z" or "[::1]", each with an optional ":port". A server bound to loopback refuses
+ * "127.x.y.z", "[::1]" or an IPv4-mapped loopback address ("[::ffff:127.0.0.1]",
+ * "[::ffff:7f00:1]"), each with an optional ":port". A server bound to loopback refuses
  * other names (a web page whose DNS name was re-pointed at 127.0.0.1 must not read profiles).
  */
 int http_parse_host_is_loopback(const char *host, size_t n);
+
+/* 1 for ::1 and ::ffff:127.x.y.z (addresses as 16 bytes, IPv4 mapped into IPv6). */
+int http_parse_ip_is_loopback(const unsigned char ip[16]);
+
+/* The address of an AF_INET or AF_INET6 socket address as 16 bytes (IPv4 mapped) and its
+   port; returns 0, or -1 for another family. */
+int http_parse_sockaddr_ip(const struct sockaddr_storage *ss, unsigned char ip[16], uint16_t *port);
+
+/*
+ * Parses a Host value that is an IP literal ("10.0.0.5", "[fe80::1]", each with an optional
+ * ":port") into ip as an IPv6 address (IPv4 as ::ffff:a.b.c.d). Returns 0, or -1 for a name
+ * or anything malformed.
+ */
+int http_parse_host_ip(const char *host, size_t n, unsigned char ip[16]);
+
+/*
+ * 1 when the name part of a Host value (without ":port") equals one of the '+'-separated
+ * names in list, compared without case; 0 otherwise (and for an empty list).
+ */
+int http_parse_host_listed(const char *host, size_t n, const char *list);
+
+/*
+ * 1 when url (an Origin or Referer value) is "http://<host>" exactly, or that followed by
+ * '/', '?' or '#' and anything: the request comes from a page this very server served. The
+ * scheme and host compare without case. "null", https and any other authority give 0.
+ */
+int http_parse_same_origin(const char *url, size_t n, const char *host, size_t hn);
+
+/*
+ * Splits an Authorization value "Bearer <token>" (scheme without case, one or more blanks):
+ * sets *tok and *tn and returns 0, or -1 for another scheme or an empty token.
+ */
+int http_parse_bearer(const char *auth, size_t n, const char **tok, size_t *tn);
+
+/*
+ * Parses a decimal integer of 1 to 19 digits, nothing else (no sign, no blanks), into *out;
+ * returns 0, or -1 when s[0..n) is not one or exceeds max.
+ */
+int http_parse_uint(const char *s, size_t n, uint64_t max, uint64_t *out);
 
 /* The reason phrase of a status code ("Not Found"), "Unknown" for codes we never send. */
 const char *http_parse_reason(int status);

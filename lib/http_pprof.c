@@ -27,6 +27,15 @@ static void dump_failed(struct http_exchange *x, int rc)
 
 void http_pprof_heap(struct http_exchange *x)
 {
+	/* jeprof asks <base>/pprof/profile?seconds=30 of a URL it does not know: the heap profile
+	   is served whatever the value, but only for a sensible one */
+	char v[32];
+	uint64_t secs;
+	long sn = http_parse_query_get(x->query, x->query_len, "seconds", v, sizeof v);
+	if (sn == -2 || (sn >= 0 && http_parse_uint(v, (size_t)sn, 86400, &secs) != 0)) {
+		http_server_reply_text(x, 400, "seconds must be an integer from 0 to 86400\n");
+		return;
+	}
 	int rc = backend_get()->dump_fd(http_server_body_fd(x), DUMP_HEAPV2, "http");
 	if (rc < 0)
 		dump_failed(x, rc);
@@ -104,20 +113,6 @@ static void go_error(struct http_exchange *x, int status, const char *msg)
 	http_server_header(x, "X-Go-Pprof", "1");
 }
 
-/* Parses a non-negative decimal integer; returns -1 when it is not one. */
-static long parse_int(const char *v, long n)
-{
-	long r = 0;
-	if (n <= 0 || n > 9)
-		return -1;
-	for (long i = 0; i < n; i++) {
-		if (v[i] < '0' || v[i] > '9')
-			return -1;
-		r = r * 10 + (v[i] - '0');
-	}
-	return r;
-}
-
 void http_pprof_go(struct http_exchange *x, const char *name)
 {
 	int allocs = strcmp(name, "allocs") == 0;
@@ -126,14 +121,16 @@ void http_pprof_go(struct http_exchange *x, const char *name)
 		return;
 	}
 	char v[32];
+	uint64_t debug = 0, secs = 0;
 	long dn = http_parse_query_get(x->query, x->query_len, "debug", v, sizeof v);
-	long debug = dn >= 0 ? parse_int(v, dn) : 0;
-	if (debug < 0)
-		debug = 0; /* as Go's strconv.Atoi failure: the binary profile */
+	/* Go reads a debug that is not a number as 0; a value nobody's tool sends is refused */
+	if (dn == -2 || (dn >= 0 && http_parse_uint(v, (size_t)dn, 1000000, &debug) != 0)) {
+		go_error(x, 400, "invalid value for \"debug\" - must be a non-negative integer");
+		return;
+	}
 	long sn = http_parse_query_get(x->query, x->query_len, "seconds", v, sizeof v);
 	if (sn != -1) {
-		long secs = sn > 0 ? parse_int(v, sn) : -1;
-		if (secs <= 0) {
+		if (sn < 0 || http_parse_uint(v, (size_t)sn, INT32_MAX, &secs) != 0 || secs == 0) {
 			go_error(x, 400, "invalid value for \"seconds\" - must be a positive integer");
 			return;
 		}

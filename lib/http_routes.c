@@ -13,8 +13,10 @@
 
 #include "../include/heaptap.h"
 #include "backend.h"
+#include "http_limit.h"
 #include "http_mesos.h"
 #include "http_pprof.h"
+#include "options.h"
 #include "rundir.h"
 
 /* ---- heaptap's own endpoints ---- */
@@ -44,6 +46,8 @@ static void route_dump(struct http_exchange *x)
 	char name[1024];
 	x->ctype = "application/json";
 	name[0] = 0;
+	if (!http_limit_dump(x, 1))
+		return;
 	int rc = b->dump_manual(name, sizeof name);
 	if (rc < 0) {
 		json_error(x, rc == -ENOENT ? 409 : 500, rc == -ENOENT ? "profiling is off" : "dump failed", rc);
@@ -71,6 +75,10 @@ static void route_active(struct http_exchange *x)
 	long n = http_parse_query_get(x->query, x->query_len, "on", v, sizeof v);
 	int old = b->active();
 	x->ctype = "application/json";
+	if (n == -2) {
+		json_error(x, 400, "on must be 1 or 0", -EINVAL);
+		return;
+	}
 	if (n >= 0) {
 		int on;
 		if (strcmp(v, "1") == 0 || strcmp(v, "true") == 0)
@@ -103,28 +111,20 @@ static void route_sample(struct http_exchange *x)
 	char v[16];
 	long n = http_parse_query_get(x->query, x->query_len, "lg", v, sizeof v);
 	x->ctype = "application/json";
+	uint64_t lg = 0;
+	if (n == -2 || (n >= 0 && http_parse_uint(v, (size_t)n, 62, &lg) != 0)) {
+		json_error(x, 400, "lg must be an integer from 0 to 62", -EINVAL);
+		return;
+	}
 	if (n >= 0) {
-		unsigned lg = 0;
-		int ok = n > 0 && n <= 2;
-		for (long i = 0; ok && i < n; i++) {
-			if (v[i] < '0' || v[i] > '9')
-				ok = 0;
-			else
-				lg = lg * 10 + (unsigned)(v[i] - '0');
-		}
-		if (!ok || lg > 62) {
-			json_error(x, 400, "lg must be an integer from 0 to 62", -EINVAL);
-			return;
-		}
-		int rc = b->reset(lg);
+		int rc = b->reset((unsigned)lg);
 		if (rc < 0) {
 			json_error(x, 409, "cannot reset the profile", rc);
 			return;
 		}
 	}
-	int lg = b->lg_sample();
 	outbuf_puts(&x->ob, "{\"lg_sample\": ");
-	outbuf_i64(&x->ob, lg);
+	outbuf_i64(&x->ob, b->lg_sample());
 	outbuf_puts(&x->ob, ", \"reset\": ");
 	outbuf_puts(&x->ob, n >= 0 ? "true" : "false");
 	outbuf_puts(&x->ob, ", \"backend\": \"");
@@ -187,6 +187,21 @@ static void dispatch(struct http_exchange *x)
 }
 
 
+_Static_assert(sizeof((struct options *)0)->http_allow_uids == sizeof((struct http_policy *)0)->uids &&
+               sizeof((struct options *)0)->http_hosts == sizeof((struct http_policy *)0)->hosts,
+               "struct http_policy mirrors the http_* options");
+
+/* Whom the server admits besides the host's user and root: HEAPTAP_CONF's http_allow_users
+   and http_hosts. */
+static void policy(struct http_policy *p)
+{
+	const struct options *o = options_get();
+	p->allow_any_user = o->http_allow_any;
+	p->nuids = o->http_allow_nuids;
+	memcpy(p->uids, o->http_allow_uids, sizeof p->uids);
+	memcpy(p->hosts, o->http_hosts, sizeof p->hosts);
+}
+
 static void fork_child(void)
 {
 	rundir_fork_child(); /* the child gets its own directory (its pid is in the name) */
@@ -198,4 +213,5 @@ const struct http_app http_routes_app = {
 	.tick = http_mesos_tick,
 	.busy = http_mesos_busy,
 	.fork_child = fork_child,
+	.policy = policy,
 };

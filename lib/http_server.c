@@ -1,14 +1,18 @@
 /*
  * http_server.c - the embedded HTTP/1.x server of http_server.h: one poll()-driven thread, a
  * fixed number of connection slots with fixed head buffers, bodies in mmap'd buffers, replies
- * streamed from a memfd, per-connection deadlines, optional bearer-token check.
+ * streamed from a memfd, per-connection deadlines; admission (the connecting user, Host,
+ * cross-site requests, the bearer token) and fair sharing (eviction of the slowest senders
+ * when the slots are full, a cap on the reply bytes waiting for clients).
  *
  * It is not the routing nor any endpoint (the application, http_routes.c). Every buffer is
- * static or mmap'd, so what clients do cannot grow memory beyond HTTP_SLOTS x (head + body cap
- * + one reply). One request per connection (Connection: close).
+ * static or mmap'd, so what clients do cannot grow memory beyond HTTP_SLOTS x (head + body cap)
+ * + HTTP_PENDING_MAX of replies (+ the one being answered). One request per connection
+ * (Connection: close).
  */
 #include "http_server.h"
 
+#include "peercred.h"
 #include "sys.h"
 #include "tstate.h"
 
@@ -27,6 +31,7 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -34,12 +39,23 @@
 #define HTTP_HEAD_MAX 8192
 #define HTTP_BODY_MAX (4u << 20)
 #define HTTP_READ_MS 10000   /* a request must arrive completely within this */
-#define HTTP_WRITE_MS 60000  /* and its reply must be taken within this */
+#define HTTP_WRITE_MS 60000  /* and its reply must be taken within this, */
+#define HTTP_WRITE_IDLE_MS 10000 /* with never this long without the client taking a byte */
+#define HTTP_STALL_MS 1000   /* a reader idle this long loses its reply when room is needed */
+#define HTTP_PENDING_MAX (32u << 20) /* reply bytes held for clients, all slots together */
 #define HTTP_DRAIN_MS 1000   /* after an error reply, unread input is drained this long */
 #define HTTP_WAIT_MS 135000  /* a request may wait this long for a background job (CLI: 120 s) */
 #define HTTP_PATH_MAX 2048
 
 enum conn_state { C_FREE, C_HEAD, C_BODY, C_WAIT, C_WRITE, C_DRAIN };
+
+/* What the listening address lets reach the server (and so which Host names it accepts). */
+enum bind_kind {
+	BIND_LOOPBACK, /* 127/8, ::1, ::ffff:127/104: loopback names */
+	BIND_ADDR,     /* one other address: that address */
+	BIND_ANY,      /* 0.0.0.0 or [::]: any IP literal, loopback names */
+	BIND_UNIX,     /* a Unix socket: loopback names */
+};
 
 struct conn {
 	int fd;
@@ -58,6 +74,12 @@ struct conn {
 	int drain;                  /* 1: drain unread input after the reply */
 	int memfd;                  /* per-slot reply storage, created lazily */
 	ino_t fd_ino, body_ino, memfd_ino; /* identities of the three, see fd_ours() */
+	unsigned char peer_ip[16];  /* the client (IPv4 mapped; zeros for a Unix socket) */
+	uint16_t peer_port;
+	int64_t since_ms;           /* accepted at */
+	int64_t progress_ms;        /* the client last took reply bytes at */
+	int64_t write_end_ms;       /* the whole reply must be taken by */
+	uint64_t pinned;            /* bytes of the slot's memfd held for this reply */
 };
 
 static struct conn conns[HTTP_SLOTS];
@@ -69,10 +91,29 @@ static atomic_int running;
 static int listen_fd = -1;
 static ino_t listen_ino;
 static int bound_port;
-static int bound_loopback;      /* refuse Host names that are not loopback (DNS rebinding) */
-static char token[256];
+static enum bind_kind bind_kind;
+static unsigned char bound_ip[16];   /* BIND_ADDR: the address */
+static char token[256];              /* zero-padded: compared over its whole size */
+static size_t token_len;
+static uid_t owner_uid, owner_euid;
+static struct http_policy policy;
 static const struct http_app *app;
 static int slots_ready;
+static struct http_server_counts counts; /* written by the server thread, read by anyone */
+static char refused_addr[256];           /* the last address refused at start (logged once) */
+
+static void bump(uint64_t *counter)
+{
+	__atomic_fetch_add(counter, 1, __ATOMIC_RELAXED);
+}
+
+void http_server_get_counts(struct http_server_counts *out)
+{
+	const uint64_t *src = (const uint64_t *)&counts;
+	uint64_t *dst = (uint64_t *)out;
+	for (size_t i = 0; i < sizeof counts / sizeof(uint64_t); i++)
+		dst[i] = __atomic_load_n(&src[i], __ATOMIC_RELAXED);
+}
 
 int64_t http_server_now_ms(void)
 {
@@ -158,6 +199,9 @@ static const char *errname(int e)
 	case EINVAL: return "Invalid argument";
 	case EMFILE: return "Too many open files";
 	case EAFNOSUPPORT: return "Address family not supported by protocol";
+	case EEXIST: return "the path exists and is not a stale socket of this user";
+	case ENOENT: return "No such file or directory";
+	case ENOTDIR: return "Not a directory";
 	default: return "socket error";
 	}
 }
@@ -193,6 +237,8 @@ static void conn_close(struct conn *c)
 		close(c->memfd);
 		c->memfd = -1;
 	}
+	if (c->pinned)
+		__atomic_fetch_sub(&counts.pending_bytes, c->pinned, __ATOMIC_RELAXED);
 	int memfd = c->memfd;
 	ino_t memfd_ino = c->memfd_ino;
 	memset(c, 0, sizeof *c);
@@ -201,6 +247,17 @@ static void conn_close(struct conn *c)
 	c->memfd = memfd;
 	c->memfd_ino = memfd_ino;
 	c->state = C_FREE;
+}
+
+/* Counts n reply bytes as held for c's client (its slot's memfd) until the slot closes. */
+static void conn_pin(struct conn *c, uint64_t n)
+{
+	if (c->pinned)
+		__atomic_fetch_sub(&counts.pending_bytes, c->pinned, __ATOMIC_RELAXED);
+	c->pinned = n;
+	uint64_t now = __atomic_add_fetch(&counts.pending_bytes, n, __ATOMIC_RELAXED);
+	if (now > counts.pending_peak)
+		__atomic_store_n(&counts.pending_peak, now, __ATOMIC_RELAXED);
 }
 
 /* Prepares a reply whose body is body_fd[0..len). */
@@ -226,7 +283,9 @@ static void conn_reply_head(struct conn *c, int status, const char *ctype, const
 	c->body_off = 0;
 	c->body_end = head_only ? 0 : len;
 	c->state = C_WRITE;
-	c->deadline = http_server_now_ms() + HTTP_WRITE_MS;
+	c->progress_ms = http_server_now_ms();
+	c->write_end_ms = c->progress_ms + HTTP_WRITE_MS;
+	c->deadline = c->progress_ms + HTTP_WRITE_IDLE_MS;
 	if (status >= 400)
 		c->drain = 1;
 }
@@ -247,58 +306,303 @@ static int slot_memfd(struct conn *c)
 static void conn_reply_error(struct conn *c, int status, const char *text, const char *extra)
 {
 	int fd = slot_memfd(c);
+	size_t n = strlen(text);
 	c->body_fd = -1;
-	if (fd >= 0 && ftruncate(fd, 0) == 0 && pwrite(fd, text, strlen(text), 0) == (ssize_t)strlen(text)) {
+	if (fd >= 0 && ftruncate(fd, 0) == 0 && pwrite(fd, text, n, 0) == (ssize_t)n) {
 		c->body_fd = fd;
 		c->body_ino = c->memfd_ino;
-		conn_reply_head(c, status, "text/plain; charset=utf-8", extra, extra ? strlen(extra) : 0,
-		                strlen(text), c->req.method == HTTP_HEAD);
+		conn_pin(c, n);
+		conn_reply_head(c, status, "text/plain; charset=utf-8", extra, extra ? strlen(extra) : 0, n,
+		                c->req.method == HTTP_HEAD);
 	} else {
 		conn_reply_head(c, status, "text/plain; charset=utf-8", extra, extra ? strlen(extra) : 0, 0, 1);
 	}
 }
 
-static int auth_ok(const struct conn *c, const char *query, size_t qlen)
+/* ---- admission: who may use the control plane ---- */
+
+/*
+ * Compares a candidate with the token over the token buffer's whole size whatever either
+ * length is, so that neither the time taken nor the branches depend on the token's length or
+ * bytes (only on the candidate's length, which the client knows). Returns 0 when equal,
+ * 1 otherwise.
+ */
+static unsigned token_diff(const char *cand, size_t n)
 {
-	size_t tl = strlen(token);
-	if (tl == 0)
-		return 1;
-	unsigned diff = 1;
-	if (c->req.auth && c->req.auth_len == tl + 7 && memcmp(c->req.auth, "Bearer ", 7) == 0) {
-		diff = 0;
-		for (size_t i = 0; i < tl; i++)
-			diff |= (unsigned char)(c->req.auth[7 + i] ^ token[i]);
+	unsigned diff = n != token_len;
+	for (size_t i = 0; i < sizeof token; i++) {
+		unsigned char a = i < n ? (unsigned char)cand[i] : 0;
+		diff |= a ^ (unsigned char)token[i];
 	}
-	if (diff) {
-		char q[256];
-		long ql = http_parse_query_get(query, qlen, "token", q, sizeof q);
-		if (ql == (long)tl) {
-			diff = 0;
-			for (size_t i = 0; i < tl; i++)
-				diff |= (unsigned char)(q[i] ^ token[i]);
+	return diff != 0;
+}
+
+static int auth_ok(const struct conn *c)
+{
+	if (token_len == 0)
+		return 1;
+	const char *t;
+	size_t tn;
+	unsigned bad_bearer = 1, bad_query = 1;
+	if (c->req.auth && http_parse_bearer(c->req.auth, c->req.auth_len, &t, &tn) == 0)
+		bad_bearer = token_diff(t, tn);
+	char q[sizeof token];
+	long ql = http_parse_query_get(c->req.query, c->req.query_len, "token", q, sizeof q);
+	if (ql >= 0)
+		bad_query = token_diff(q, (size_t)ql);
+	return !(bad_bearer & bad_query);
+}
+
+static int uid_allowed(uint32_t uid)
+{
+	if (uid == 0 || uid == (uint32_t)owner_uid || uid == (uint32_t)owner_euid)
+		return 1;
+	for (unsigned i = 0; i < policy.nuids; i++)
+		if (policy.uids[i] == uid)
+			return 1;
+	return 0;
+}
+
+/*
+ * NULL when the connecting user may use the control plane, else the 403 body (in why).
+ * Unix sockets: SO_PEERCRED. TCP: the owner of the client's socket, found in /proc/net/tcp{,6};
+ * a loopback client that cannot be found (it closed its socket, /proc is missing) is refused.
+ * A client on another machine (not found, not a loopback nor our own address) can only reach
+ * a non-loopback bind, which has a token: the token stands for it.
+ */
+static const char *peer_refusal(struct conn *c, char *why, size_t cap)
+{
+	uint32_t uid = 0;
+	int rc;
+	if (policy.allow_any_user)
+		return NULL;
+	if (bind_kind == BIND_UNIX) {
+		rc = peercred_unix_uid(c->fd, &uid);
+	} else {
+		struct sockaddr_storage self;
+		socklen_t sl = sizeof self;
+		unsigned char sip[16];
+		uint16_t sport;
+		if (getsockname(c->fd, (struct sockaddr *)&self, &sl) != 0 || http_parse_sockaddr_ip(&self, sip, &sport) != 0)
+			return "cannot tell which user is connecting: getsockname failed\n";
+		rc = peercred_tcp_uid(c->peer_ip, c->peer_port, sip, sport, &uid);
+		if (rc == -ENOENT && !http_parse_ip_is_loopback(c->peer_ip) && memcmp(c->peer_ip, sip, 16) != 0)
+			return NULL; /* another machine's client: the token decides */
+	}
+	if (rc < 0)
+		return "cannot tell which user is connecting (no open socket of this machine matches the "
+		       "connection); this control plane serves only its owner's user and root\n";
+	if (uid_allowed(uid))
+		return NULL;
+	struct outbuf ob;
+	outbuf_init(&ob, why, cap - 1, -1);
+	outbuf_puts(&ob, "user id ");
+	outbuf_u64(&ob, uid);
+	outbuf_puts(&ob, " may not use this control plane: it serves the profiled program's user (uid ");
+	outbuf_u64(&ob, (uint64_t)owner_euid);
+	outbuf_puts(&ob, ") and root; see http_allow_users in docs/OPTIONS.md\n");
+	why[ob.len] = 0;
+	return why;
+}
+
+/* 1 when the Host value may name this server (DNS rebinding: a page whose name was re-pointed
+   at us must not be served). */
+static int host_ok(const char *h, size_t n)
+{
+	unsigned char ip[16];
+	if (http_parse_host_listed(h, n, policy.hosts))
+		return 1;
+	switch (bind_kind) {
+	case BIND_LOOPBACK:
+	case BIND_UNIX:
+		return http_parse_host_is_loopback(h, n);
+	case BIND_ADDR:
+		return http_parse_host_ip(h, n, ip) == 0 && memcmp(ip, bound_ip, 16) == 0;
+	case BIND_ANY:
+		return http_parse_host_ip(h, n, ip) == 0 || http_parse_host_is_loopback(h, n);
+	}
+	return 0;
+}
+
+static const char *host_refusal(void)
+{
+	switch (bind_kind) {
+	case BIND_ADDR:
+		return "Host must be the address the server listens on (or a name in http_hosts)\n";
+	case BIND_ANY:
+		return "Host must be an IP address or localhost (or a name in http_hosts)\n";
+	default:
+		return "Host must name the loopback interface (127.0.0.1, localhost, [::1])\n";
+	}
+}
+
+static int span_is(const char *p, size_t n, const char *lit)
+{
+	return n == strlen(lit) && memcmp(p, lit, n) == 0;
+}
+
+/* 1 when the request comes from a page of another site: a browser says so in Sec-Fetch-Site,
+   or names the page in Origin or Referer. Requests without these headers (curl, jeprof, go
+   tool pprof) are not cross-site. */
+static int cross_site(const struct http_request *r)
+{
+	if (r->fetch_site && !span_is(r->fetch_site, r->fetch_site_len, "same-origin") &&
+	    !span_is(r->fetch_site, r->fetch_site_len, "none"))
+		return 1;
+	if (r->origin && (!r->host || !http_parse_same_origin(r->origin, r->origin_len, r->host, r->host_len)))
+		return 1;
+	if (r->referer && (!r->host || !http_parse_same_origin(r->referer, r->referer_len, r->host, r->host_len)))
+		return 1;
+	return 0;
+}
+
+/*
+ * Decides, from the head alone and before anything has an effect, whether the request is
+ * served. Returns 1, or 0 after preparing the refusal.
+ */
+static int conn_admit(struct conn *c)
+{
+	const struct http_request *r = &c->req;
+	char why[320];
+	if (http_parse_path(pathbuf, sizeof pathbuf, r->target, r->target_len) < 0 ||
+	    http_parse_query_safe(r->query, r->query_len) < 0) {
+		bump(&counts.malformed);
+		conn_reply_error(c, 400, "bad request path\n", NULL);
+		return 0;
+	}
+	if (!r->host && r->minor == 1) {
+		bump(&counts.refused_host);
+		conn_reply_error(c, 400, "HTTP/1.1 request without Host\n", NULL);
+		return 0;
+	}
+	if (r->host && !host_ok(r->host, r->host_len)) {
+		bump(&counts.refused_host);
+		conn_reply_error(c, 403, host_refusal(), NULL);
+		return 0;
+	}
+	if (cross_site(r)) {
+		bump(&counts.refused_cross_site);
+		conn_reply_error(c, 403, "cross-site request refused: Origin, Referer or Sec-Fetch-Site names "
+		                         "another site than this server\n", NULL);
+		return 0;
+	}
+	const char *refusal = peer_refusal(c, why, sizeof why);
+	if (refusal) {
+		bump(&counts.refused_user);
+		conn_reply_error(c, 403, refusal, NULL);
+		return 0;
+	}
+	if (!auth_ok(c)) {
+		bump(&counts.refused_token);
+		conn_reply_error(c, 401, "missing or wrong token\n", "WWW-Authenticate: Bearer realm=\"heaptap\"\r\n");
+		return 0;
+	}
+	return 1;
+}
+
+/* ---- fair shares ---- */
+
+/* Replies waiting in memfds may take HTTP_PENDING_MAX together: to answer c, drop the clients
+   that took nothing of theirs for HTTP_STALL_MS, least recently active first. 0 when no room
+   can be made. */
+static int make_room(const struct conn *c, int64_t now)
+{
+	while (__atomic_load_n(&counts.pending_bytes, __ATOMIC_RELAXED) >= HTTP_PENDING_MAX) {
+		struct conn *victim = NULL;
+		for (int i = 0; i < HTTP_SLOTS; i++) {
+			struct conn *o = &conns[i];
+			if (o == c || o->state != C_WRITE || o->pinned == 0 || now - o->progress_ms < HTTP_STALL_MS)
+				continue;
+			if (!victim || o->progress_ms < victim->progress_ms)
+				victim = o;
+		}
+		if (!victim)
+			return 0;
+		bump(&counts.dropped_unread);
+		conn_close(victim);
+	}
+	return 1;
+}
+
+/* Slots held by the client at ip. */
+static int peer_slots(const unsigned char ip[16])
+{
+	int n = 0;
+	for (int i = 0; i < HTTP_SLOTS; i++)
+		if (conns[i].state != C_FREE && memcmp(conns[i].peer_ip, ip, 16) == 0)
+			n++;
+	return n;
+}
+
+/*
+ * How readily a busy slot gives way to a new connection: -1 never (a request being answered,
+ * or parked), else a class (0 draining after an error, 1 still sending its request, 2 not
+ * taking its reply for HTTP_STALL_MS) to free in that order.
+ */
+static int evict_class(const struct conn *c, int64_t now)
+{
+	switch (c->state) {
+	case C_DRAIN: return 0;
+	case C_HEAD:
+	case C_BODY: return 1;
+	case C_WRITE: return now - c->progress_ms >= HTTP_STALL_MS ? 2 : -1;
+	default: return -1;
+	}
+}
+
+/*
+ * A slot for a new connection: a free one, else the one the slowest client holds: by class,
+ * then of the client holding most slots (one client cannot starve the others), then the
+ * oldest. A client that reconnects as fast as it is dropped only ever evicts its own slow
+ * connections while everyone else's requests, sent at once, complete. NULL when every slot
+ * is busy answering.
+ */
+static struct conn *slot_for(int64_t now)
+{
+	struct conn *victim = NULL;
+	int vclass = 0, vslots = 0;
+	for (int i = 0; i < HTTP_SLOTS; i++)
+		if (conns[i].state == C_FREE)
+			return &conns[i];
+	for (int i = 0; i < HTTP_SLOTS; i++) {
+		struct conn *c = &conns[i];
+		int cl = evict_class(c, now);
+		if (cl < 0)
+			continue;
+		int slots = peer_slots(c->peer_ip);
+		int64_t t = cl == 2 ? c->progress_ms : c->since_ms;
+		int64_t vt = victim ? (vclass == 2 ? victim->progress_ms : victim->since_ms) : 0;
+		if (!victim || cl < vclass || (cl == vclass && (slots > vslots || (slots == vslots && t < vt)))) {
+			victim = c;
+			vclass = cl;
+			vslots = slots;
 		}
 	}
-	return diff == 0;
+	if (!victim)
+		return NULL;
+	bump(vclass == 2 ? &counts.dropped_unread : &counts.evicted);
+	conn_close(victim);
+	return victim;
 }
+
+/* ---- requests ---- */
 
 static void conn_handle(struct conn *c)
 {
 	const struct http_request *r = &c->req;
-	if (http_parse_path(pathbuf, sizeof pathbuf, r->target, r->target_len) < 0 ||
-	    http_parse_query_safe(r->query, r->query_len) < 0) {
+	/* decoded again: another request may have used the buffer since this one was admitted */
+	if (http_parse_path(pathbuf, sizeof pathbuf, r->target, r->target_len) < 0) {
 		conn_reply_error(c, 400, "bad request path\n", NULL);
-		return;
-	}
-	if (bound_loopback && r->host && !http_parse_host_is_loopback(r->host, r->host_len)) {
-		conn_reply_error(c, 403, "Host must name the loopback interface (127.0.0.1, localhost, [::1])\n", NULL);
-		return;
-	}
-	if (!auth_ok(c, r->query, r->query_len)) {
-		conn_reply_error(c, 401, "missing or wrong token\n", "WWW-Authenticate: Bearer realm=\"heaptap\"\r\n");
 		return;
 	}
 	if (slot_memfd(c) < 0) {
 		conn_reply_head(c, 503, "text/plain", NULL, 0, 0, 1);
+		return;
+	}
+	if (!make_room(c, http_server_now_ms())) {
+		bump(&counts.refused_busy);
+		conn_reply_error(c, 503, "too many replies are waiting for their clients: retry shortly\n",
+		                 "Retry-After: 1\r\n");
 		return;
 	}
 	struct http_exchange *x = &xch;
@@ -328,6 +632,9 @@ static void conn_handle(struct conn *c)
 		}
 		return;
 	}
+	bump(&counts.requests);
+	if (x->status == 429)
+		bump(&counts.rate_limited);
 	outbuf_flush(&x->ob);
 	struct stat st;
 	if (x->file_fd >= 0) {
@@ -343,24 +650,31 @@ static void conn_handle(struct conn *c)
 		conn_reply_error(c, 500, "could not buffer the reply\n", NULL);
 		return;
 	}
+	if (!c->own_body_fd)
+		conn_pin(c, (uint64_t)st.st_size);
 	conn_reply_head(c, x->status, x->ctype, x->headers, x->headers_len, (uint64_t)st.st_size,
 	                r->method == HTTP_HEAD);
 }
 
-/* The head is complete: decide what to do with the body. */
+/* The head is complete: admit the request, then decide what to do with the body. */
 static void conn_head_done(struct conn *c, long head_len)
 {
 	const struct http_request *r = &c->req;
 	if (r->method == HTTP_OTHER) {
+		bump(&counts.malformed);
 		conn_reply_error(c, 405, "method not allowed\n", "Allow: GET, HEAD, POST\r\n");
 		return;
 	}
+	if (!conn_admit(c))
+		return;
 	uint64_t want = r->method == HTTP_POST ? r->content_length : 0;
 	if (r->method == HTTP_POST && r->chunked) {
+		bump(&counts.malformed);
 		conn_reply_error(c, 411, "chunked request bodies are not supported: send Content-Length\n", NULL);
 		return;
 	}
 	if (want > HTTP_BODY_MAX) {
+		bump(&counts.malformed);
 		conn_reply_error(c, 413, "request body too large (limit 4 MiB)\n", NULL);
 		return;
 	}
@@ -392,6 +706,16 @@ static void conn_head_done(struct conn *c, long head_len)
 	c->state = C_BODY;
 }
 
+/* The body of a refusal the parser found (http_parse_head's negative statuses). */
+static const char *parse_refusal(long rc)
+{
+	switch (rc) {
+	case -505: return "HTTP version not supported\n";
+	case -413: return "request body too large (its Content-Length does not even fit in 64 bits)\n";
+	default: return "malformed request\n";
+	}
+}
+
 static void conn_read(struct conn *c)
 {
 	if (!fd_ours(c->fd, c->fd_ino)) {
@@ -411,8 +735,10 @@ static void conn_read(struct conn *c)
 		if (rc > 0) {
 			conn_head_done(c, rc);
 		} else if (rc < 0) {
-			conn_reply_error(c, (int)-rc, rc == -505 ? "HTTP version not supported\n" : "malformed request\n", NULL);
+			bump(&counts.malformed);
+			conn_reply_error(c, (int)-rc, parse_refusal(rc), NULL);
 		} else if (c->head_len == sizeof c->head) {
+			bump(&counts.malformed);
 			conn_reply_error(c, 431, "request head too large (limit 8 KiB)\n", NULL);
 		}
 	} else if (c->state == C_BODY) {
@@ -433,21 +759,32 @@ static void conn_read(struct conn *c)
 	}
 }
 
+/* The client took some of its reply: it is not stalled; its idle deadline moves. */
+static void conn_progress(struct conn *c)
+{
+	c->progress_ms = http_server_now_ms();
+	c->deadline = c->progress_ms + HTTP_WRITE_IDLE_MS;
+	if (c->deadline > c->write_end_ms)
+		c->deadline = c->write_end_ms;
+}
+
 static void conn_write(struct conn *c)
 {
 	if (!fd_ours(c->fd, c->fd_ino) || (c->body_off < c->body_end && !fd_ours(c->body_fd, c->body_ino))) {
 		conn_close(c); /* never send into, nor read a reply from, a descriptor not ours */
 		return;
 	}
+	int moved = 0;
 	while (c->out_off < c->out_len) {
 		ssize_t n = send(c->fd, c->out + c->out_off, c->out_len - c->out_off, MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (n < 0) {
 			if (errno == EAGAIN || errno == EINTR)
-				return;
+				goto out;
 			conn_close(c);
 			return;
 		}
 		c->out_off += (size_t)n;
+		moved = 1;
 	}
 	while (c->body_off < c->body_end) {
 		uint64_t want = c->body_end - c->body_off;
@@ -461,12 +798,14 @@ static void conn_write(struct conn *c)
 		ssize_t n = send(c->fd, iobuf, (size_t)got, MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (n < 0) {
 			if (errno == EAGAIN || errno == EINTR)
-				return;
+				goto out;
 			conn_close(c);
 			return;
 		}
 		c->body_off += (uint64_t)n;
+		moved = 1;
 	}
+	conn_pin(c, 0); /* all sent: nothing held for this client any more */
 	if (c->drain) {
 		shutdown(c->fd, SHUT_WR);
 		c->state = C_DRAIN;
@@ -475,23 +814,27 @@ static void conn_write(struct conn *c)
 	}
 	shutdown(c->fd, SHUT_WR);
 	conn_close(c);
+	return;
+out:
+	if (moved)
+		conn_progress(c);
 }
 
 static void server_accept(void)
 {
 	for (int k = 0; k < 64; k++) {
-		int fd = accept4(listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		struct sockaddr_storage peer;
+		socklen_t pl = sizeof peer;
+		int fd = accept4(listen_fd, (struct sockaddr *)&peer, &pl, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd < 0)
 			return;
-		struct conn *c = NULL;
-		for (int i = 0; i < HTTP_SLOTS; i++)
-			if (conns[i].state == C_FREE) {
-				c = &conns[i];
-				break;
-			}
+		bump(&counts.connections);
+		int64_t now = http_server_now_ms();
+		struct conn *c = slot_for(now);
 		if (!c) {
 			static const char busy[] = "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\n"
 			                           "Content-Length: 5\r\nConnection: close\r\nRetry-After: 1\r\n\r\nbusy\n";
+			bump(&counts.refused_busy);
 			send(fd, busy, sizeof busy - 1, MSG_NOSIGNAL | MSG_DONTWAIT);
 			close(fd);
 			continue;
@@ -500,9 +843,16 @@ static void server_accept(void)
 		c->fd_ino = fd_ino(fd);
 		c->state = C_HEAD;
 		c->head_len = 0;
-		c->deadline = http_server_now_ms() + HTTP_READ_MS;
-		int one = 1;
-		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+		c->since_ms = now;
+		c->deadline = now + HTTP_READ_MS;
+		memset(c->peer_ip, 0, sizeof c->peer_ip);
+		c->peer_port = 0;
+		if (bind_kind != BIND_UNIX) {
+			int one = 1;
+			http_parse_sockaddr_ip(&peer, c->peer_ip, &c->peer_port);
+			setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+		}
+		conn_read(c); /* a client that sent its request at once is answered before it can be evicted */
 	}
 }
 
@@ -528,6 +878,10 @@ static void *server_main(void *arg)
 				continue;
 			busy++;
 			if (now >= c->deadline) {
+				if (c->state == C_WRITE)
+					bump(&counts.dropped_unread);
+				else if (c->state == C_HEAD || c->state == C_BODY)
+					bump(&counts.timed_out);
 				conn_close(c);
 				continue;
 			}
@@ -569,14 +923,14 @@ static void *server_main(void *arg)
 			nanosleep(&ts, NULL);
 			continue;
 		}
+		/* connections first: a slot freed or evicted by an accept must not be read as its
+		   old occupant's */
 		for (int k = 0; k < n; k++) {
-			if (!pfd[k].revents)
+			if (!pfd[k].revents || idx[k] < 0)
 				continue;
-			if (idx[k] < 0) {
-				server_accept();
-				continue;
-			}
 			struct conn *c = &conns[idx[k]];
+			if (c->state == C_FREE)
+				continue;
 			if (pfd[k].revents & POLLNVAL) {
 				conn_close(c); /* closed under us by the program */
 				continue;
@@ -586,6 +940,8 @@ static void *server_main(void *arg)
 			else if (pfd[k].revents & (POLLIN | POLLHUP | POLLERR))
 				conn_read(c);
 		}
+		if (n > 0 && idx[n - 1] < 0 && pfd[n - 1].revents)
+			server_accept();
 	}
 	return NULL;
 }
@@ -604,8 +960,10 @@ void http_server_fork_child(void)
 		conns[i].fd = -1;
 		conns[i].memfd = -1;
 		conns[i].body = NULL; /* the mapping is the parent's copy; leave it */
+		conns[i].pinned = 0;
 		conns[i].state = C_FREE;
 	}
+	__atomic_store_n(&counts.pending_bytes, 0, __ATOMIC_RELAXED);
 	if (listen_fd >= 0)
 		close(listen_fd);
 	listen_fd = -1;
@@ -620,6 +978,12 @@ static void format_addr(const struct sockaddr_storage *ss, char *out, size_t cap
 	struct outbuf ob;
 	uint16_t port;
 	outbuf_init(&ob, out, cap - 1, -1);
+	if (ss->ss_family == AF_UNIX) {
+		outbuf_puts(&ob, "unix:");
+		outbuf_puts(&ob, ((const struct sockaddr_un *)ss)->sun_path);
+		out[ob.len] = 0;
+		return;
+	}
 	if (ss->ss_family == AF_INET6) {
 		const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)ss;
 		inet_ntop(AF_INET6, &a->sin6_addr, host, sizeof host);
@@ -638,50 +1002,136 @@ static void format_addr(const struct sockaddr_storage *ss, char *out, size_t cap
 	out[ob.len] = 0;
 }
 
+/* Logs a start refusal of addr once: a program that retries the same address does not repeat
+   the line. */
+static void log_refused(const char *addr, const char *a, const char *b, const char *c)
+{
+	if (strncmp(refused_addr, addr, sizeof refused_addr - 1) == 0 && refused_addr[0])
+		return;
+	sys_strlcpy(refused_addr, addr, sizeof refused_addr);
+	log_line(a, b, c);
+}
+
+/* Makes room for a Unix socket at path: nothing there, or a stale socket of our user that
+   nobody listens on any more (removed). Returns 0 or -errno. */
+static int unix_prepare(const struct sockaddr_un *un, socklen_t len)
+{
+	struct stat st;
+	if (lstat(un->sun_path, &st) != 0)
+		return errno == ENOENT ? 0 : -errno;
+	if (!S_ISSOCK(st.st_mode) || st.st_uid != geteuid())
+		return -EEXIST;
+	int probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (probe < 0)
+		return -errno;
+	int live = connect(probe, (const struct sockaddr *)un, len) == 0;
+	close(probe);
+	if (live)
+		return -EADDRINUSE;
+	return unlink(un->sun_path) == 0 ? 0 : -errno;
+}
+
+/* Creates, binds and listens; returns the socket or -errno. */
+static int open_listener(const struct sockaddr_storage *ss, socklen_t sslen)
+{
+	int one = 1;
+	if (ss->ss_family == AF_UNIX) {
+		int rc = unix_prepare((const struct sockaddr_un *)ss, sslen);
+		if (rc < 0)
+			return rc;
+	}
+	int fd = socket(ss->ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if ((ss->ss_family != AF_UNIX && setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0) ||
+	    bind(fd, (const struct sockaddr *)ss, sslen) != 0) {
+		int e = errno;
+		close(fd);
+		return -e;
+	}
+	/* the socket file: the owner only (SO_PEERCRED checks every client anyway) */
+	if ((ss->ss_family == AF_UNIX && chmod(((const struct sockaddr_un *)ss)->sun_path, 0600) != 0) ||
+	    listen(fd, 64) != 0) {
+		int e = errno;
+		if (ss->ss_family == AF_UNIX)
+			unlink(((const struct sockaddr_un *)ss)->sun_path);
+		close(fd);
+		return -e;
+	}
+	return fd;
+}
+
+static enum bind_kind kind_of(const struct sockaddr_storage *ss, int loopback)
+{
+	unsigned char ip[16];
+	uint16_t port;
+	static const unsigned char any6[16], any4[16] = {[10] = 0xff, [11] = 0xff};
+	if (ss->ss_family == AF_UNIX)
+		return BIND_UNIX;
+	if (loopback)
+		return BIND_LOOPBACK;
+	http_parse_sockaddr_ip(ss, ip, &port);
+	if (memcmp(ip, any6, 16) == 0 || memcmp(ip, any4, 16) == 0)
+		return BIND_ANY;
+	return BIND_ADDR;
+}
+
 int http_server_start(const char *addr, const char *tok, const struct http_app *a)
 {
 	struct sockaddr_storage ss;
 	socklen_t sslen;
 	int loopback;
-	char shown[80];
+	char shown[140];
 	if (!addr || http_parse_addr(addr, &ss, &sslen, &loopback) != 0) {
-		log_line("bad listen address '", addr ? addr : "(null)", "'");
+		log_refused(addr ? addr : "(null)", "bad listen address '", addr ? addr : "(null)", "'");
 		return -EINVAL;
 	}
 	if (tok && strlen(tok) >= sizeof token) {
 		log_line("token too long", "", "");
 		return -EINVAL;
 	}
+	format_addr(&ss, shown, sizeof shown);
+	enum bind_kind kind = kind_of(&ss, loopback);
+	if ((kind == BIND_ADDR || kind == BIND_ANY) && !(tok && *tok)) {
+		/* anyone who can reach the address could read the program's memory map and argv */
+		log_refused(addr, "refusing to listen on ", shown,
+		            " without a token: set http_token (see docs/SECURITY.md), or listen on loopback");
+		return -EACCES;
+	}
 	int expect = 0;
 	if (!atomic_compare_exchange_strong(&running, &expect, 1))
 		return -EALREADY;
-	format_addr(&ss, shown, sizeof shown);
-	int one = 1;
-	int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0 ||
-	    bind(fd, (struct sockaddr *)&ss, sslen) != 0 || listen(fd, 64) != 0) {
-		int e = errno;
+	int fd = open_listener(&ss, sslen);
+	if (fd < 0) {
 		char why[96];
 		struct outbuf ob;
 		outbuf_init(&ob, why, sizeof why - 1, -1);
 		outbuf_puts(&ob, ": ");
-		outbuf_puts(&ob, errname(e));
+		outbuf_puts(&ob, errname(-fd));
 		why[ob.len] = 0;
 		log_line("cannot listen on ", shown, why);
-		if (fd >= 0)
-			close(fd);
 		atomic_store(&running, 0);
-		return -e;
+		return fd;
 	}
-	struct sockaddr_storage got;
-	socklen_t gl = sizeof got;
-	getsockname(fd, (struct sockaddr *)&got, &gl);
-	bound_port = ntohs(got.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&got)->sin6_port
-	                                             : ((struct sockaddr_in *)&got)->sin_port);
-	bound_loopback = loopback;
-	token[0] = 0;
+	bound_port = 0;
+	if (kind != BIND_UNIX) {
+		struct sockaddr_storage got;
+		socklen_t gl = sizeof got;
+		uint16_t port = 0;
+		if (getsockname(fd, (struct sockaddr *)&got, &gl) == 0)
+			http_parse_sockaddr_ip(&got, bound_ip, &port);
+		bound_port = port;
+	}
+	bind_kind = kind;
+	memset(token, 0, sizeof token);
+	token_len = tok ? strlen(tok) : 0;
 	if (tok)
-		strcpy(token, tok);
+		memcpy(token, tok, token_len);
+	owner_uid = getuid();
+	owner_euid = geteuid();
+	memset(&policy, 0, sizeof policy);
+	if (a->policy)
+		a->policy(&policy);
 	if (!slots_ready) {
 		for (int i = 0; i < HTTP_SLOTS; i++) {
 			conns[i].fd = -1;
@@ -702,8 +1152,6 @@ int http_server_start(const char *addr, const char *tok, const struct http_app *
 		atomic_store(&running, 0);
 		return -rc;
 	}
-	if (!loopback)
-		log_line("listening on a non-loopback address ", shown, tok && *tok ? "" : " without a token");
 	return 0;
 }
 

@@ -1,7 +1,8 @@
 /*
  * http_server.h - the collector's embedded HTTP/1.x server, generic: it binds, accepts, reads
- * requests, checks the token and the Host, and streams replies, and knows nothing of the
- * endpoints. An application (struct http_app: the route table and its clock, http_routes.c)
+ * requests, decides whom it serves (the connecting user, the Host, cross-site requests, the
+ * token; docs/SECURITY.md "Control plane"), shares its slots and reply memory fairly, and
+ * streams replies, and knows nothing of the endpoints. An application (struct http_app: the route table and its clock, http_routes.c)
  * is handed to it at start; each request reaches the application's dispatch as one struct
  * http_exchange, whose body the handler writes into a memfd that the server then streams.
  *
@@ -41,6 +42,14 @@ struct http_exchange {
 	                              application's busy() is 0 (a background job is running) */
 };
 
+/* Whom the server admits besides the host's own user (getuid, geteuid) and root. */
+struct http_policy {
+	int allow_any_user;        /* 1: every local user (no peer-user check) */
+	unsigned nuids;            /* further user ids served */
+	uint32_t uids[16];
+	char hosts[256];           /* further Host names accepted, '+'-separated ("" none) */
+};
+
 /* The application the server serves. */
 struct http_app {
 	/* Answers one request (method already checked to be GET, HEAD or POST). */
@@ -52,20 +61,46 @@ struct http_app {
 	int (*busy)(void);
 	/* In a forked child, after the server's sockets are closed. */
 	void (*fork_child)(void);
+	/* At start: fills the admission policy (NULL: the host's user and root only). */
+	void (*policy)(struct http_policy *p);
+};
+
+/* What the server did, for the statistics (all counts since the process started). */
+struct http_server_counts {
+	uint64_t connections;        /* accepted */
+	uint64_t requests;           /* handed to the application */
+	uint64_t refused_user;       /* 403: another user, or one that could not be told */
+	uint64_t refused_cross_site; /* 403: Origin, Referer or Sec-Fetch-Site named another site */
+	uint64_t refused_host;       /* 403: a Host not accepted; 400: HTTP/1.1 without Host */
+	uint64_t refused_token;      /* 401 */
+	uint64_t refused_busy;       /* 503: no slot could be freed, or too many unread replies */
+	uint64_t rate_limited;       /* 429 replies of the application (dumps) */
+	uint64_t malformed;          /* 400, 405, 411, 413, 431, 505 before routing */
+	uint64_t evicted;            /* slow senders of a request dropped to free a slot */
+	uint64_t timed_out;          /* requests not complete within their deadline */
+	uint64_t dropped_unread;     /* replies not taken in time, or stalled when room was needed */
+	uint64_t pending_bytes;      /* reply bytes held for clients now */
+	uint64_t pending_peak;       /* the most ever held at once */
 };
 
 /*
  * Binds addr (see http_parse_addr: "6060", ":6060", "127.0.0.1:6060" are loopback; other
- * interfaces only when named) and starts the server thread serving app. token, when not NULL
- * or empty, is required on every request as "Authorization: Bearer <token>" or
- * "?token=<token>". Returns 0, -EALREADY when a server already runs, -EINVAL for a bad
- * address, or the negative errno of socket/bind/listen (-EADDRINUSE). On a bind failure it
- * logs one line "heaptap: http: cannot listen on <addr>: <strerror>" to stderr.
+ * interfaces only when named; "unix:/path" a Unix socket created 0600) and starts the server
+ * thread serving app. token, when not NULL or empty, is required on every request as
+ * "Authorization: Bearer <token>" (scheme in any case) or "?token=<token>"; an address beyond
+ * loopback is refused without one. Returns 0, -EALREADY when a server already runs, -EINVAL
+ * for a bad address, -EACCES for a non-loopback address without a token, -EEXIST when the
+ * Unix socket's path is something else than a stale socket of ours, or the negative errno of
+ * socket/bind/listen (-EADDRINUSE). Each failure logs one line "heaptap: http: ..." to stderr
+ * (a bad or refused address once per process, however often it is tried).
  */
 int http_server_start(const char *addr, const char *token, const struct http_app *app);
 
-/* The bound TCP port, or 0 when no server runs. */
+/* The bound TCP port, or 0 when no server runs (or it listens on a Unix socket). */
 int http_server_port(void);
+
+/* Copies the server's counters (each read atomically; any thread, no lock). */
+void http_server_get_counts(struct http_server_counts *out);
 
 /* In a fork child: closes the child's copies of the sockets and memfds, then calls the
    application's fork_child. */

@@ -37,6 +37,7 @@ void options_init(struct options *o)
 	o->prof_max_stacks = 65536;
 	o->prof_max_live = 1u << 20;
 	o->prof_dump_mode = 0600;
+	o->http_dump_rate_ms = 1000;
 }
 
 /* A value as the scanner hands it around: not NUL-terminated. */
@@ -185,6 +186,34 @@ static int parse_string(struct span v, char *dst, size_t cap)
 		return -1;
 	memcpy(dst, v.p, v.n);
 	dst[v.n] = 0;
+	return 0;
+}
+
+/* http_allow_users: "owner" (the default), "any", or user ids joined by '+' (at most 16). */
+static int parse_users(struct span v, struct options *o)
+{
+	uint32_t uids[16];
+	unsigned n = 0;
+	if (span_eq(v, "owner") || span_eq(v, "any")) {
+		o->http_allow_any = span_eq(v, "any");
+		o->http_allow_nuids = 0;
+		return 0;
+	}
+	size_t i = 0;
+	while (i <= v.n) {
+		size_t j = i;
+		while (j < v.n && v.p[j] != '+')
+			j++;
+		struct span tok = {v.p + i, j - i};
+		uint64_t u;
+		if (n == 16 || parse_u64(tok, &u) || u >= UINT32_MAX)
+			return -1;
+		uids[n++] = (uint32_t)u;
+		i = j + 1;
+	}
+	o->http_allow_any = 0;
+	o->http_allow_nuids = n;
+	memcpy(o->http_allow_uids, uids, n * sizeof uids[0]);
 	return 0;
 }
 
@@ -349,6 +378,17 @@ static void apply(struct options *o, struct span key, struct span v, struct repo
 			bad_value(r, key, v, "a token shorter than 256 bytes", "none");
 		return;
 	}
+	if (span_eq(key, "http_allow_users")) {
+		if (parse_users(v, o))
+			bad_value(r, key, v, "owner, any or user ids joined by '+'", "owner");
+		return;
+	}
+	if (span_eq(key, "http_hosts")) {
+		if (parse_string(v, o->http_hosts, sizeof o->http_hosts))
+			bad_value(r, key, v, "host names joined by '+', shorter than 256 bytes", "none");
+		return;
+	}
+	U64_KEY(http_dump_rate_ms, 0, UINT64_MAX / 1000000, "milliseconds, 0 = no limit")
 	problem(r, "unknown option '", key, "' (ignored)", NULL, NULL);
 #undef BOOL_KEY
 #undef U64_KEY

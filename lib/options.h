@@ -41,6 +41,12 @@ struct options {
 	int stats_exact;             /* exact usable-size byte counters; every call goes slow (false) */
 	unsigned prof_dump_mode;     /* permission bits of dump files (0600) */
 	int secure;                  /* secure execution (AT_SECURE): the environment was ignored */
+	/* the control plane's admission (docs/SECURITY.md "Control plane") */
+	int http_allow_any;          /* http_allow_users:any: serve every local user (false) */
+	unsigned http_allow_nuids;   /* http_allow_users:<uid>+<uid>: users served besides the */
+	uint32_t http_allow_uids[16];/* host's own (getuid, geteuid) and root */
+	char http_hosts[256];        /* extra Host names accepted, '+'-separated ("") */
+	uint64_t http_dump_rate_ms;  /* at least this long between dumps asked for over HTTP (1000) */
 };
 
 /* Fills o with the defaults. */

@@ -39,7 +39,8 @@ allowed=' _ITM_deregisterTMCloneTable _ITM_registerTMCloneTable __cxa_atexit __c
  unw_backtrace _ULx86_64_init_local _ULx86_64_step _ULx86_64_get_reg _ULx86_64_set_caching_policy
  _ULx86_64_local_addr_space
  deflate deflateEnd deflateInit2_ crc32
- socket bind listen accept accept4 setsockopt getsockname recv send shutdown inet_ntop inet_pton
+ socket bind listen accept accept4 setsockopt getsockopt getsockname connect recv send shutdown inet_ntop inet_pton
+ chmod lstat getuid geteuid
  posix_spawn posix_spawn_file_actions_init posix_spawn_file_actions_addopen
  posix_spawn_file_actions_adddup2 posix_spawn_file_actions_destroy '
 

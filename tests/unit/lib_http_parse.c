@@ -1,13 +1,16 @@
 /*
  * lib_http_parse.c - unit test of lib/http_parse.c: request heads good and malformed, the
- * path and query checks, percent-decoding, listen addresses, stout durations and symbol
- * address lists. No sockets; every case states the exact expected result.
+ * path and query checks, percent-decoding, listen addresses (Unix sockets too), stout
+ * durations, symbol address lists, and what admission reads: Host literals and lists, Origin
+ * and Referer against Host, bearer tokens, strict integers. No sockets; every case states the
+ * exact expected result.
  */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/un.h>
 
 #include "../../lib/http_parse.h"
 #include "check.h"
@@ -152,6 +155,21 @@ static void test_addr(void)
 	CHECK(http_parse_addr("1:2:3", &ss, &len, &lo) == -EINVAL);
 	CHECK(http_parse_addr("[::1]6060", &ss, &len, &lo) == -EINVAL);
 	CHECK(http_parse_addr("60x0", &ss, &len, &lo) == -EINVAL);
+	/* IPv4-mapped loopback binds are loopback */
+	CHECK(http_parse_addr("[::ffff:127.0.0.1]:1", &ss, &len, &lo) == 0 && lo == 1);
+	CHECK(http_parse_addr("[::ffff:10.0.0.1]:1", &ss, &len, &lo) == 0 && lo == 0);
+	/* Unix sockets: absolute paths only, local by nature */
+	struct sockaddr_un *un = (struct sockaddr_un *)&ss;
+	lo = 0;
+	CHECK(http_parse_addr("unix:/run/heaptap.sock", &ss, &len, &lo) == 0 && lo == 1 && ss.ss_family == AF_UNIX &&
+	      strcmp(un->sun_path, "/run/heaptap.sock") == 0);
+	CHECK(http_parse_addr("unix:relative.sock", &ss, &len, &lo) == -EINVAL);
+	CHECK(http_parse_addr("unix:", &ss, &len, &lo) == -EINVAL);
+	char longpath[200];
+	memset(longpath, 'a', sizeof longpath - 1);
+	longpath[sizeof longpath - 1] = 0;
+	memcpy(longpath, "unix:/", 6);
+	CHECK(http_parse_addr(longpath, &ss, &len, &lo) == -EINVAL);
 }
 
 static int host_ok(const char *h)
@@ -167,6 +185,60 @@ static void test_host(void)
 	CHECK(!host_ok("localhost.evil.example") && !host_ok("127.0.0.256") && !host_ok("127.0.0") && !host_ok(""));
 	CHECK(!host_ok("127.0.0.1:") && !host_ok("127.0.0.1:60x") && !host_ok("127.0.0.1:6060:1") && !host_ok("[::2]:1"));
 	CHECK(!host_ok("[::1") && !host_ok("1270.0.0.1") && !host_ok("127.0.0.1:1234567"));
+	/* IPv4-mapped loopback, in both spellings */
+	CHECK(host_ok("[::ffff:127.0.0.1]") && host_ok("[::ffff:127.0.0.1]:6060") && host_ok("[::FFFF:7f00:1]:1"));
+	CHECK(host_ok("[0:0:0:0:0:0:0:1]") && !host_ok("[::ffff:10.0.0.1]") && !host_ok("[::1%lo]") && !host_ok("[]"));
+
+	unsigned char ip[16];
+	static const unsigned char ten[16] = {[10] = 0xff, [11] = 0xff, [12] = 10, [15] = 5};
+	CHECK(http_parse_host_ip("10.0.0.5:6060", 13, ip) == 0 && memcmp(ip, ten, 16) == 0);
+	CHECK(http_parse_host_ip("[::ffff:10.0.0.5]", 17, ip) == 0 && memcmp(ip, ten, 16) == 0);
+	CHECK(http_parse_host_ip("evil.example", 12, ip) == -1 && http_parse_host_ip("10.0.0.5.nip.io", 15, ip) == -1);
+	CHECK(http_parse_ip_is_loopback(ten) == 0);
+
+	CHECK(http_parse_host_listed("Box.Example:6060", 16, "a.example+box.example") == 1);
+	CHECK(http_parse_host_listed("box.example", 11, "box.example.evil") == 0);
+	CHECK(http_parse_host_listed("box", 3, "") == 0 && http_parse_host_listed("box", 3, "+box+") == 1);
+}
+
+static int same(const char *url, const char *host)
+{
+	return http_parse_same_origin(url, strlen(url), host, strlen(host));
+}
+
+static void test_origin(void)
+{
+	CHECK(same("http://127.0.0.1:6060", "127.0.0.1:6060") && same("HTTP://LocalHost:1/x?y", "localhost:1"));
+	CHECK(same("http://127.0.0.1:6060/debug/pprof/", "127.0.0.1:6060"));
+	CHECK(!same("http://127.0.0.1:6060.evil.example", "127.0.0.1:6060") && !same("null", "127.0.0.1:6060"));
+	CHECK(!same("https://127.0.0.1:6060", "127.0.0.1:6060") && !same("http://evil.example", "127.0.0.1"));
+	CHECK(!same("http://127.0.0.1:606", "127.0.0.1:6060") && !same("http://127.0.0.1", ""));
+
+	struct http_request r;
+	CHECK(head("GET / HTTP/1.1\r\nOrigin: http://a\r\nReferer: http://a/b\r\nSec-Fetch-Site: none\r\n\r\n", &r) > 0);
+	CHECK(span_is(r.origin, r.origin_len, "http://a") && span_is(r.referer, r.referer_len, "http://a/b") &&
+	      span_is(r.fetch_site, r.fetch_site_len, "none"));
+	/* a second copy could carry another value past the check: malformed */
+	CHECK(head("GET / HTTP/1.1\r\nOrigin: http://a\r\nOrigin: http://b\r\n\r\n", &r) == -400);
+	CHECK(head("GET / HTTP/1.1\r\nSec-Fetch-Site: none\r\nsec-fetch-site: cross-site\r\n\r\n", &r) == -400);
+}
+
+static void test_auth(void)
+{
+	const char *t = NULL;
+	size_t n = 0;
+	CHECK(http_parse_bearer("Bearer s3cr3t", 13, &t, &n) == 0 && span_is(t, n, "s3cr3t"));
+	CHECK(http_parse_bearer("bearer  s3cr3t", 14, &t, &n) == 0 && span_is(t, n, "s3cr3t"));
+	CHECK(http_parse_bearer("BEARER\tx", 8, &t, &n) == 0 && span_is(t, n, "x"));
+	CHECK(http_parse_bearer("Basic eDp5", 10, &t, &n) == -1 && http_parse_bearer("Bearer ", 7, &t, &n) == -1);
+	CHECK(http_parse_bearer("Bearers3cr3t", 12, &t, &n) == -1);
+
+	uint64_t v = 7;
+	CHECK(http_parse_uint("62", 2, 62, &v) == 0 && v == 62);
+	CHECK(http_parse_uint("63", 2, 62, &v) == -1 && http_parse_uint("-1", 2, 62, &v) == -1);
+	CHECK(http_parse_uint("", 0, 62, &v) == -1 && http_parse_uint("1x", 2, 62, &v) == -1);
+	CHECK(http_parse_uint("99999999999999999999", 20, UINT64_MAX, &v) == -1);
+	CHECK(http_parse_uint("0", 1, 0, &v) == 0 && v == 0);
 }
 
 static void test_duration(void)
@@ -220,6 +292,9 @@ int main(void)
 	test_duration();
 	test_host();
 	test_symbols();
+	test_origin();
+	test_auth();
 	CHECK(strcmp(http_parse_reason(431), "Request Header Fields Too Large") == 0);
+	CHECK(strcmp(http_parse_reason(429), "Too Many Requests") == 0);
 	return check_finish("lib_http_parse");
 }

@@ -3,7 +3,9 @@
  * under ASan+UBSan: starts the server on an ephemeral loopback port inside this process and
  * talks to it over real sockets (no interposition, the collector uninitialised). Checks status
  * lines, Content-Length, HEAD, symbol replies for this file's own functions, refusals (400,
- * 405, 413, 431, 505), -EALREADY on a second start and -EINVAL for a bad address.
+ * 405, 413, 431, 505; HTTP/1.1 without Host, cross-site requests, foreign Hosts) with the
+ * server's counters, -EALREADY on a second start, -EINVAL for a bad address and -EACCES for
+ * a non-loopback one without a token.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -81,11 +83,17 @@ static long content_length(const char *reply)
 
 static char reply[1 << 20];
 
-static void get(const char *line)
+/* Sends the request line (and headers) `line` with Host: host. */
+static void get_host(const char *line, const char *host)
 {
 	char req[512];
-	int n = snprintf(req, sizeof req, "%s\r\nHost: 127.0.0.1\r\n\r\n", line);
+	int n = snprintf(req, sizeof req, "%s\r\nHost: %s\r\n\r\n", line, host);
 	exchange(req, (size_t)n, reply, sizeof reply);
+}
+
+static void get(const char *line)
+{
+	get_host(line, "127.0.0.1");
 }
 
 int main(void)
@@ -115,7 +123,7 @@ int main(void)
 	uintptr_t fn = (uintptr_t)&probe_target_function + 2;
 	char body[128], req[512], want[256];
 	int bl = snprintf(body, sizeof body, "0x%016lx+0x%lX+0x1", (unsigned long)fn, (unsigned long)fn);
-	int rl = snprintf(req, sizeof req, "POST /pprof/symbol HTTP/1.1\r\nContent-Length: %d\r\n\r\n%s", bl, body);
+	int rl = snprintf(req, sizeof req, "POST /pprof/symbol HTTP/1.1\r\nHost: localhost\r\nContent-Length: %d\r\n\r\n%s", bl, body);
 	exchange(req, (size_t)rl, reply, sizeof reply);
 	snprintf(want, sizeof want, "0x%016lx probe_target_function\n0x%lx probe_target_function\n",
 	         (unsigned long)fn, (unsigned long)fn);
@@ -152,9 +160,14 @@ int main(void)
 	CHECK(status_of(reply) == 403, "foreign Host -> %d", status_of(reply));
 	get("GET /nothing-here HTTP/1.1");
 	CHECK(status_of(reply) == 404, "404 -> %d", status_of(reply));
-	const char big[] = "POST /pprof/symbol HTTP/1.1\r\nContent-Length: 4194305\r\n\r\n";
+	const char big[] = "POST /pprof/symbol HTTP/1.1\r\nHost: localhost\r\nContent-Length: 4194305\r\n\r\n";
 	exchange(big, sizeof big - 1, reply, sizeof reply);
 	CHECK(status_of(reply) == 413, "4 MiB + 1 -> %d", status_of(reply));
+	/* a length past 64 bits is refused by the parser: its 413 says what it is, too */
+	const char huge[] = "POST /pprof/symbol HTTP/1.1\r\nHost: localhost\r\nContent-Length: 99999999999999999999999\r\n\r\n";
+	exchange(huge, sizeof huge - 1, reply, sizeof reply);
+	CHECK(status_of(reply) == 413 && strncmp(body_of(reply), "request body too large", 22) == 0,
+	      "64-bit overflow: %s", reply);
 	static char head[10000];
 	memset(head, 'a', sizeof head);
 	memcpy(head, "GET / HTTP/1.1\r\nX: ", 19);
@@ -165,6 +178,47 @@ int main(void)
 	get("GET /memory-profiler/download/raw HTTP/1.1");
 	CHECK(status_of(reply) == 400 && strcmp(body_of(reply), "No heap profile exists: Not yet generated.\n") == 0,
 	      "raw before a run: %s", body_of(reply));
+
+	/* HTTP/1.1 requires Host; HTTP/1.0 may go without */
+	struct http_server_counts before, after;
+	http_server_get_counts(&before);
+	const char nohost[] = "GET /pprof/symbol HTTP/1.1\r\n\r\n";
+	exchange(nohost, sizeof nohost - 1, reply, sizeof reply);
+	CHECK(status_of(reply) == 400 && strcmp(body_of(reply), "HTTP/1.1 request without Host\n") == 0,
+	      "HTTP/1.1 without Host: %s", reply);
+	const char nohost10[] = "GET /pprof/symbol HTTP/1.0\r\n\r\n";
+	exchange(nohost10, sizeof nohost10 - 1, reply, sizeof reply);
+	CHECK(status_of(reply) == 200, "HTTP/1.0 without Host -> %d", status_of(reply));
+	/* IPv4-mapped loopback names are loopback */
+	get_host("GET /pprof/symbol HTTP/1.1", "[::ffff:127.0.0.1]:80");
+	CHECK(status_of(reply) == 200, "Host [::ffff:127.0.0.1] -> %d", status_of(reply));
+	/* cross-site requests are refused before any routing: the sampling switch keeps its state */
+	get("GET /heaptap/active?on=0 HTTP/1.1\r\nOrigin: http://evil.example");
+	CHECK(status_of(reply) == 403 && strstr(body_of(reply), "cross-site"), "Origin evil: %s", reply);
+	get("GET /heaptap/active?on=0 HTTP/1.1\r\nSec-Fetch-Site: cross-site");
+	CHECK(status_of(reply) == 403, "Sec-Fetch-Site cross-site -> %d", status_of(reply));
+	get("GET /heaptap/active?on=0 HTTP/1.1\r\nSec-Fetch-Site: same-site");
+	CHECK(status_of(reply) == 403, "Sec-Fetch-Site same-site -> %d", status_of(reply));
+	get("GET /heaptap/active?on=0 HTTP/1.1\r\nReferer: http://127.0.0.1.evil.example/x");
+	CHECK(status_of(reply) == 403, "Referer evil -> %d", status_of(reply));
+	get("GET /heaptap/active?on=0 HTTP/1.1\r\nOrigin: null");
+	CHECK(status_of(reply) == 403, "Origin null -> %d", status_of(reply));
+	get("GET /pprof/symbol HTTP/1.1\r\nOrigin: http://127.0.0.1\r\nReferer: http://127.0.0.1/debug/pprof/\r\n"
+	    "Sec-Fetch-Site: same-origin");
+	CHECK(status_of(reply) == 200, "same origin -> %d", status_of(reply));
+	http_server_get_counts(&after);
+	CHECK(after.refused_host == before.refused_host + 1 && after.refused_cross_site == before.refused_cross_site + 5 &&
+	      after.requests == before.requests + 3 && after.connections == before.connections + 9,
+	      "counts: host +%llu, cross-site +%llu, requests +%llu, connections +%llu",
+	      (unsigned long long)(after.refused_host - before.refused_host),
+	      (unsigned long long)(after.refused_cross_site - before.refused_cross_site),
+	      (unsigned long long)(after.requests - before.requests),
+	      (unsigned long long)(after.connections - before.connections));
+	CHECK(after.refused_user == 0, "this process's own user refused %llu times", (unsigned long long)after.refused_user);
+	CHECK(after.pending_bytes == 0 && after.pending_peak > 0, "pending %llu, peak %llu",
+	      (unsigned long long)after.pending_bytes, (unsigned long long)after.pending_peak);
+	CHECK(http_server_start("0.0.0.0:0", "", &http_routes_app) == -EACCES, "0.0.0.0 without a token");
+	CHECK(http_server_start("[::]:0", NULL, &http_routes_app) == -EACCES, "[::] without a token");
 
 	/* the listening socket really holds the port */
 	int s2 = socket(AF_INET, SOCK_STREAM, 0);

@@ -130,6 +130,23 @@ int main(void)
 	CHECK(options_parse(&o, "nope:1", -1) == 1);
 	CHECK(options_parse(&o, NULL, -1) == 0 && options_parse(&o, "", -1) == 0);
 
+	/* the control plane's admission: users, Host names, the dump rate */
+	options_init(&o);
+	CHECK(o.http_allow_any == 0 && o.http_allow_nuids == 0 && o.http_hosts[0] == 0 && o.http_dump_rate_ms == 1000);
+	CHECK(parse(&o, "http_allow_users:1000+1001,http_hosts:box.example+box,http_dump_rate_ms:0", msgs, sizeof msgs) == 0);
+	CHECK(o.http_allow_any == 0 && o.http_allow_nuids == 2 && o.http_allow_uids[0] == 1000 && o.http_allow_uids[1] == 1001);
+	CHECK(strcmp(o.http_hosts, "box.example+box") == 0 && o.http_dump_rate_ms == 0);
+	CHECK(parse(&o, "http_allow_users:any", msgs, sizeof msgs) == 0 && o.http_allow_any == 1 && o.http_allow_nuids == 0);
+	CHECK(parse(&o, "http_allow_users:owner", msgs, sizeof msgs) == 0 && o.http_allow_any == 0);
+	/* bad lists are refused whole (the default, owner, stays) */
+	CHECK(parse(&o, "http_allow_users:1000+", msgs, sizeof msgs) == 1 && strstr(msgs, "http_allow_users"));
+	CHECK(parse(&o, "http_allow_users:nobody", msgs, sizeof msgs) == 1 && o.http_allow_nuids == 0);
+	CHECK(parse(&o, "http_allow_users:4294967295", msgs, sizeof msgs) == 1);
+	CHECK(parse(&o, "http_allow_users:1+2+3+4+5+6+7+8+9+10+11+12+13+14+15+16", msgs, sizeof msgs) == 0 &&
+	      o.http_allow_nuids == 16 && o.http_allow_uids[15] == 16);
+	CHECK(parse(&o, "http_allow_users:1+2+3+4+5+6+7+8+9+10+11+12+13+14+15+16+17", msgs, sizeof msgs) == 1 &&
+	      o.http_allow_nuids == 0);
+
 	if (failures)
 		fprintf(stderr, "lib_options: %d failure(s)\n", failures);
 	else
