@@ -159,7 +159,7 @@ static int resolve_prog(const char *prog, char *out, size_t cap)
    0 for anything else (dynamically linked ELF, scripts, unreadable files). */
 static int is_static_elf(const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC); /* a FIFO is not waited on */
 	if (fd < 0)
 		return 0;
 	unsigned char h[64];

@@ -8,6 +8,7 @@
  * so jeprof's catch-all maps each address to the binary). It reads no profiles.
  */
 #include "../cmd.h"
+#include "../../profile/reader.h"
 #include "../../profile/symtab.h"
 #include "symbolize.h"
 
@@ -16,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char usage_text[] =
 	"usage: heaptap addr2line -e FILE [-a] [-f] [-i] [-C] [options] [ADDRESS...]\n"
@@ -155,13 +157,14 @@ int cmd_addr2line(int argc, char **argv)
 		rc = 2;
 		goto out;
 	}
-	FILE *probe = fopen(o.exe, "rb");
-	if (!probe) {
-		fprintf(stderr, "heaptap: addr2line: %s: %s\n", o.exe, strerror(errno));
+	char perr[4096 + 64];
+	int probe = reader_open_regular(o.exe, perr, sizeof perr); /* a FIFO is not waited on */
+	if (probe < 0) {
+		fprintf(stderr, "heaptap: addr2line: %s\n", perr);
 		rc = 1;
 		goto out;
 	}
-	fclose(probe);
+	close(probe);
 	if (n == 0) {
 		char line[256];
 		size_t lineno = 0;
