@@ -11,6 +11,7 @@
 #include "core.h"
 #include "dump.h"
 #include "dumpfmt.h"
+#include "http_server.h"
 #include "options.h"
 #include "threads.h"
 #include "trigger.h"
@@ -144,6 +145,25 @@ void stats_json(struct outbuf *ob)
 		jsonw_u64(&w, trigger_table[i].name, dc.failed[i]);
 	jsonw_object_end(&w);
 	jsonw_u64(&w, "last_dump_errno", (uint64_t)dc.last_errno);
+	/* the control plane: refused and dropped requests are counted, never silent */
+	struct http_server_counts hc;
+	http_server_get_counts(&hc);
+	jsonw_object_begin(&w, "http");
+	jsonw_u64(&w, "connections", hc.connections);
+	jsonw_u64(&w, "requests", hc.requests);
+	jsonw_u64(&w, "refused_user", hc.refused_user);
+	jsonw_u64(&w, "refused_cross_site", hc.refused_cross_site);
+	jsonw_u64(&w, "refused_host", hc.refused_host);
+	jsonw_u64(&w, "refused_token", hc.refused_token);
+	jsonw_u64(&w, "refused_busy", hc.refused_busy);
+	jsonw_u64(&w, "rate_limited", hc.rate_limited);
+	jsonw_u64(&w, "malformed", hc.malformed);
+	jsonw_u64(&w, "evicted", hc.evicted);
+	jsonw_u64(&w, "timed_out", hc.timed_out);
+	jsonw_u64(&w, "dropped_unread", hc.dropped_unread);
+	jsonw_u64(&w, "pending_bytes", hc.pending_bytes);
+	jsonw_u64(&w, "pending_peak", hc.pending_peak);
+	jsonw_object_end(&w);
 	options_json(&w);
 	jsonw_object_end(&w);
 	tstate_leave();
