@@ -5,6 +5,8 @@
  */
 #include "httpget.h"
 
+#include "mapfile.h"
+
 #include <errno.h>
 #include <netdb.h>
 #include <stdarg.h>
@@ -169,37 +171,15 @@ int httpget_fetch(const char *url, const char *default_path, int out_fd, int tim
 		close(fd);
 		return fail(err, errcap, "cannot send the request to %s:%s: %s", host, port, strerror(errno));
 	}
-	size_t cap = 1 << 16, n = 0;
-	char *buf = malloc(cap + 1);
-	for (ssize_t r; buf;) {
-		if (n == cap) {
-			char *nb = realloc(buf, cap * 2 + 1);
-			if (!nb) {
-				free(buf);
-				buf = NULL;
-				break;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-		r = read(fd, buf + n, cap - n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			int e = errno;
-			free(buf);
-			close(fd);
-			return fail(err, errcap, "reading the reply from %s:%s: %s", host, port,
-			            e == EAGAIN || e == EWOULDBLOCK ? "timed out" : strerror(e));
-		}
-		if (r == 0)
-			break;
-		n += (size_t)r;
-	}
+	size_t n = 0;
+	char *buf = mapfile_read_fd(fd, &n);
+	int e = errno;
 	close(fd);
-	if (!buf)
+	if (!buf && e == ENOMEM)
 		return fail(err, errcap, "out of memory");
-	buf[n] = '\0';
+	if (!buf)
+		return fail(err, errcap, "reading the reply from %s:%s: %s", host, port,
+		            e == EAGAIN || e == EWOULDBLOCK ? "timed out" : strerror(e));
 	char *hend = strstr(buf, "\r\n\r\n");
 	size_t hskip = 4;
 	if (!hend) {

@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../mapfile.h"
 #include "../memlimit.h"
 #include "dot.h"
 
@@ -141,31 +142,12 @@ static const char pan_zoom_js[] =
    100%, the viewBox kept) with pan and zoom added. Returns 0 or 1 (message printed). */
 static int rewrite_svg(const char *cmd, int in_fd, int out_fd)
 {
-	size_t cap = 1 << 16, n = 0;
-	char *buf = malloc(cap + 1);
-	for (ssize_t r; buf;) {
-		if (n == cap) {
-			char *nb = realloc(buf, cap * 2 + 1);
-			if (!nb) {
-				free(buf);
-				buf = NULL;
-				break;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-		r = read(in_fd, buf + n, cap - n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		n += (size_t)r;
-	}
+	size_t n = 0;
+	char *buf = mapfile_read_fd(in_fd, &n);
 	if (!buf) {
-		fprintf(stderr, "heaptap: %s: out of memory\n", cmd);
+		fprintf(stderr, "heaptap: %s: reading dot's output: %s\n", cmd, strerror(errno));
 		return 1;
 	}
-	buf[n] = '\0';
 	FILE *f = fdopen(dup(out_fd), "w");
 	if (!f) {
 		free(buf);
