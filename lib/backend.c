@@ -17,9 +17,8 @@ const struct backend *backend_get(void)
 
 void backend_choose(void)
 {
-	if (decided)
+	if (__atomic_exchange_n(&decided, 1, __ATOMIC_ACQ_REL))
 		return;
-	decided = 1;
 	if (jemalloc_backend_detect()) {
 		collector_backend.set_active(0);
 		__atomic_store_n(&chosen, &jemalloc_backend, __ATOMIC_RELEASE);

@@ -34,7 +34,6 @@
 #include "threads.h"
 #include "unwind.h"
 
-
 struct core_state core;
 struct core_exact core_exact;
 
@@ -81,12 +80,7 @@ void core_fork_prepare(void)
 	lockrank_lock(&table_lock);
 }
 
-void core_fork_parent(void)
-{
-	lockrank_unlock(&table_lock);
-}
-
-void core_fork_child(void)
+void core_fork_release(void)
 {
 	lockrank_unlock(&table_lock);
 }

@@ -107,11 +107,10 @@ unsigned core_lg_sample(void);
    (a dump must not read the tables meanwhile). 0, -EINVAL, or -ENOENT (profiling is off). */
 int core_reset_tables(unsigned lg_sample);
 
-/* Fork: prepare takes the table lock, parent and child release it (the child also gets a
-   fresh interval count). */
+/* Fork: prepare takes the table lock; release gives it back, in the parent and in the child
+   alike (the tables, and the samples in them, stay valid in both). */
 void core_fork_prepare(void);
-void core_fork_parent(void);
-void core_fork_child(void);
+void core_fork_release(void);
 
 /*
  * Exact byte counters of option stats_exact (else all zero and `on` is 0): the usable sizes

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "backend.h"
+#include "dumpfmt.h"
 #include "http_limit.h"
 #include "jemalloc_backend.h"
 #include "rundir.h"
@@ -39,7 +40,8 @@ static int64_t run_end_ms;     /* monotonic deadline */
 static int64_t last_id = -1;   /* the last finished run, -1 none */
 static int64_t text_id = -1;   /* the run the cached text/graph files belong to */
 static int64_t graph_id = -1;
-static char path_raw[640], path_text[640], path_graph[640], path_err[640];
+static char path_raw[DUMP_PATH_MAX], path_text[DUMP_PATH_MAX], path_graph[DUMP_PATH_MAX],
+	path_err[DUMP_PATH_MAX];
 static char *child_env[1024];
 
 struct cli_job {
@@ -47,7 +49,7 @@ struct cli_job {
 	int text;              /* 1 text, 0 graph */
 	int64_t id;            /* the run it renders */
 	int64_t deadline_ms;
-	char tmp[660];         /* output while running */
+	char tmp[DUMP_PATH_MAX + 8]; /* output while running */
 	char *out;             /* final name (path_text or path_graph) */
 };
 static struct cli_job job;
@@ -59,7 +61,7 @@ static int64_t job_err_ms[2];
 
 static const char *run_dir_file(char *dst, const char *name)
 {
-	return rundir_path(dst, 640, name);
+	return rundir_path(dst, DUMP_PATH_MAX, name);
 }
 
 static void reply_json_start(struct http_exchange *x)

@@ -43,7 +43,7 @@ static void route_stats(struct http_exchange *x)
 static void route_dump(struct http_exchange *x)
 {
 	const struct backend *b = backend_get();
-	char name[1024];
+	char name[DUMP_PATH_MAX];
 	x->ctype = "application/json";
 	name[0] = 0;
 	if (!http_limit_dump(x, 1))

@@ -296,7 +296,7 @@ static int slot_memfd(struct conn *c)
 	if (c->memfd >= 0 && !fd_ours(c->memfd, c->memfd_ino))
 		c->memfd = -1;
 	if (c->memfd < 0) {
-		c->memfd = memfd_create("heaptap-http", MFD_CLOEXEC);
+		c->memfd = sys_fd_high(memfd_create("heaptap-http", MFD_CLOEXEC));
 		c->memfd_ino = fd_ino(c->memfd);
 	}
 	return c->memfd;
@@ -828,6 +828,7 @@ static void server_accept(void)
 		int fd = accept4(listen_fd, (struct sockaddr *)&peer, &pl, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd < 0)
 			return;
+		fd = sys_fd_high(fd); /* above the numbers the host reuses */
 		bump(&counts.connections);
 		int64_t now = http_server_now_ms();
 		struct conn *c = slot_for(now);
@@ -1040,7 +1041,7 @@ static int open_listener(const struct sockaddr_storage *ss, socklen_t sslen)
 		if (rc < 0)
 			return rc;
 	}
-	int fd = socket(ss->ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	int fd = sys_fd_high(socket(ss->ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
 	if (fd < 0)
 		return -errno;
 	if ((ss->ss_family != AF_UNIX && setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0) ||

@@ -167,7 +167,7 @@ static int ops_dump_fd(int fd, enum dump_format fmt, const char *why)
 	(void)why;
 	if (fmt != DUMP_HEAPV2)
 		return -ENOTSUP;
-	char path[640];
+	char path[DUMP_PATH_MAX];
 	int rc = dump_to_rundir(path, sizeof path, "http");
 	if (rc < 0)
 		return rc;

@@ -44,7 +44,7 @@ static void fork_prepare(void)
 static void fork_parent(void)
 {
 	threads_fork_parent();
-	core_fork_parent();
+	core_fork_release();
 	dump_fork_parent();
 	tstate_leave();
 }
@@ -52,7 +52,7 @@ static void fork_parent(void)
 static void fork_child(void)
 {
 	threads_fork_child(&tstate_tls);
-	core_fork_child();
+	core_fork_release();
 	dump_fork_child();
 	doorbell_fork_child(); /* no requests inherited; the parent's thread does not exist here */
 	bgthread_fork_child();
