@@ -19,7 +19,6 @@
 #include "common.h"
 #include "mapfile.h"
 #include "httpget.h"
-#include "render/callgrind.h"
 #include "render/graphviz.h"
 #include "stacks.h"
 #include "views.h"
@@ -271,22 +270,6 @@ static int write_raw(const struct common_args *a, const struct profile *p, const
 	return 0;
 }
 
-static int write_callgrind(const struct common_args *a, const struct profile *p)
-{
-	struct stacks_options so;
-	struct stacks s;
-	stacks_options_from(&so, a);
-	if (stacks_build(&s, p, &so) != 0)
-		return 1;
-	int rc = 0;
-	if (callgrind_write(stdout, &s) != 0 || fflush(stdout) != 0) {
-		fprintf(stderr, "heaptap: jeprof: write: %s\n", strerror(errno));
-		rc = 1;
-	}
-	stacks_release(&s);
-	return rc;
-}
-
 int cmd_jeprof(int argc, char **argv)
 {
 	struct jeprof_ctx c = {.mode = M_NONE};
@@ -360,7 +343,7 @@ int cmd_jeprof(int argc, char **argv)
 			rc = views_folded(stdout, &a, &p, NULL, FOLDED_NEG_DROP);
 			break;
 		case M_CALLGRIND:
-			rc = write_callgrind(&a, &p);
+			rc = views_callgrind(stdout, &a, &p);
 			break;
 		case M_RAW:
 			rc = common_redirect_stdout(&a) ? 1 : write_raw(&a, &p, a.profiles[0], shown0 ? shown0 : a.profiles[0]);

@@ -12,12 +12,16 @@
 #include <unistd.h>
 
 #include "render/graphviz.h"
+#include "render/callgrind.h"
 #include "render/pprof_export.h"
 #include "render/svgflame.h"
 #include "render/text.h"
 #include "stacks.h"
 
-int views_text(FILE *f, const struct common_args *a, const struct profile *p)
+/* Builds the display stacks of p and hands them to draw, which writes to f; reports a write
+   error. Returns 0 or 1. */
+static int draw_stacks(FILE *f, const struct common_args *a, const struct profile *p,
+                       int (*draw)(FILE *, const struct common_args *, const struct stacks *))
 {
 	struct stacks_options so;
 	struct stacks s;
@@ -25,12 +29,33 @@ int views_text(FILE *f, const struct common_args *a, const struct profile *p)
 	if (stacks_build(&s, p, &so) != 0)
 		return 1;
 	int rc = 0;
-	if (text_write_top(f, a, &s, a->nodecount) != 0 || fflush(f) != 0) {
+	if (draw(f, a, &s) != 0 || fflush(f) != 0) {
 		fprintf(stderr, "heaptap: %s: write: %s\n", a->cmd, strerror(errno));
 		rc = 1;
 	}
 	stacks_release(&s);
 	return rc;
+}
+
+static int draw_text(FILE *f, const struct common_args *a, const struct stacks *s)
+{
+	return text_write_top(f, a, s, a->nodecount);
+}
+
+static int draw_callgrind(FILE *f, const struct common_args *a, const struct stacks *s)
+{
+	(void)a;
+	return callgrind_write(f, s);
+}
+
+int views_text(FILE *f, const struct common_args *a, const struct profile *p)
+{
+	return draw_stacks(f, a, p, draw_text);
+}
+
+int views_callgrind(FILE *f, const struct common_args *a, const struct profile *p)
+{
+	return draw_stacks(f, a, p, draw_callgrind);
 }
 
 int views_folded(FILE *f, const struct common_args *a, const struct profile *p, const struct profile *base,

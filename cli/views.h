@@ -19,6 +19,8 @@
 
 /* jeprof --text of p to f (a->nodecount rows at most when >= 0). Returns 0 or 1. */
 int views_text(FILE *f, const struct common_args *a, const struct profile *p);
+/* The profile in callgrind's format (jeprof --callgrind) to f. Returns 0 or 1. */
+int views_callgrind(FILE *f, const struct common_args *a, const struct profile *p);
 
 /* Folded stacks of p to f (full names). base NULL: one column, negatives as neg says (a note on
    stderr counts what was dropped); base set: "path BEFORE AFTER". Returns 0 or 1. */
