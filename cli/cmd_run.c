@@ -782,6 +782,8 @@ int cmd_run(int argc, char **argv)
 	int lrc = loaded ? 0 : common_read(&a, dump, &p);
 	if (lrc == 0)
 		lrc = common_symbolize(&a, &p);
+	if (lrc == 0)
+		common_warn_losses(&p);
 	if (lrc != 0 && status == 0)
 		status = 1;
 	if (lrc == 0 && !o.quiet && report(&o, &p, who, when, peak, npeak) != 0 && status == 0)

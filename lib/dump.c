@@ -31,13 +31,15 @@ static struct ranked_mutex dump_mutex = RANKED_MUTEX_INITIALIZER(LOCKRANK_DUMP);
 
 /* Snapshot of one stack, taken under the table lock. */
 struct snap {
-	uint64_t pool_off;
+	const uintptr_t *pcs; /* in the stack table, which frees nothing while a dump holds it */
 	uint32_t depth;
 	double live_objs, live_bytes, alloc_objs, alloc_bytes;
 	uint64_t live_samples;
 };
 
 static struct snap *snaps;
+static struct dump_losses drops; /* what the snapshot's samples do not show */
+static int held;                 /* the snapshot holds the stack table */
 static size_t snaps_cap;
 static size_t nsnaps;
 static struct maps_snapshot maps;
@@ -74,8 +76,11 @@ void dump_lock(void)
 	lockrank_lock(&dump_mutex);
 }
 
+static void release_snapshot(void);
+
 void dump_unlock(void)
 {
+	release_snapshot(); /* a dump is over: the stack table may recycle again */
 	lockrank_unlock(&dump_mutex);
 }
 
@@ -125,7 +130,7 @@ static int for_each_stack(const struct dump_source *src,
 	for (size_t i = 0; i < nsnaps; i++) {
 		const struct snap *s = &snaps[i];
 		struct dump_stack st;
-		st.pcs = core.stacks.pool + s->pool_off;
+		st.pcs = s->pcs;
 		st.depth = s->depth;
 		st.live_objs = s->live_objs;
 		st.live_bytes = s->live_bytes;
@@ -139,29 +144,38 @@ static int for_each_stack(const struct dump_source *src,
 	return 0;
 }
 
-/* Copies the nonzero stacks (dump lock held). */
+/* Copies the nonzero stacks' counts (dump lock held) into snaps, mapped to fit and kept for
+   the next dump; the PCs stay in the stack table, held until release_snapshot. */
 static int take_snapshot(void)
 {
 	nsnaps = 0;
-	if (!snaps) {
-		snaps_cap = core.stacks.cap;
-		snaps = sys_map(snaps_cap * sizeof *snaps);
-		if (!snaps) {
-			snaps_cap = 0;
-			return -ENOMEM;
-		}
-	}
 	const double one = (double)(1u << STACKTAB_OBJS_SHIFT);
 	unwind_refresh();
-	core_lock_tables();
-	for (uint32_t id = 0; id < core.stacks.n && nsnaps < snaps_cap; id++) {
+	for (;;) {
+		core_lock_tables();
+		uint64_t want = stacktab_count(&core.stacks);
+		if (want <= snaps_cap)
+			break; /* the lock stays held */
+		core_unlock_tables();
+		/* room for the stacks now and some growth; the old array goes */
+		size_t cap = (size_t)want + want / 4 + 1024;
+		struct snap *ns = sys_map(cap * sizeof *ns);
+		if (!ns)
+			return -ENOMEM;
+		if (snaps)
+			sys_unmap(snaps, snaps_cap * sizeof *snaps);
+		snaps = ns;
+		snaps_cap = cap;
+	}
+	uint32_t end = stacktab_id_end(&core.stacks);
+	for (uint32_t id = 0; id < end && nsnaps < snaps_cap; id++) {
 		const struct stack_entry *e = stacktab_get(&core.stacks, id);
-		if (e->live_objs_fp == 0 && e->alloc_objs_fp == 0)
+		if (e->depth == 0 || (e->live_objs_fp == 0 && e->alloc_objs_fp == 0))
 			continue;
 		struct snap *s = &snaps[nsnaps++];
 		/* operator new frames of a libstdc++ loaded after the sample are stripped here */
-		uint32_t skip = unwind_strip(stacktab_pcs(&core.stacks, e), e->depth);
-		s->pool_off = e->pool_off + skip;
+		uint32_t skip = unwind_strip(e->pcs, e->depth);
+		s->pcs = e->pcs + skip;
 		s->depth = e->depth - skip;
 		s->live_objs = (double)e->live_objs_fp / one;
 		s->live_bytes = (double)e->live_bytes_fp;
@@ -169,8 +183,27 @@ static int take_snapshot(void)
 		s->alloc_bytes = (double)e->alloc_bytes_fp;
 		s->live_samples = e->live_samples;
 	}
+	drops.dropped_samples = core.dropped_stacks + core.dropped_live;
+	drops.dropped_bytes = core.dropped_bytes_fp;
+	drops.truncated_samples = core.truncated_samples;
+	drops.truncated_bytes = core.truncated_bytes_fp;
+	drops.unwind_failed = core.unwind_failed;
+	drops.samples = core.samples;
+	stacktab_hold(&core.stacks, +1);
+	held = 1;
 	core_unlock_tables();
 	return 0;
+}
+
+/* The stack table may free stacks again (dump lock held, after the writers ran). */
+static void release_snapshot(void)
+{
+	if (!held)
+		return;
+	held = 0;
+	core_lock_tables();
+	stacktab_hold(&core.stacks, -1);
+	core_unlock_tables();
 }
 
 static void read_process_facts(void)
@@ -212,6 +245,7 @@ static int prepare(struct dump_source *src, const char *trigger)
 	src->mappings = maps.maps;
 	src->nmappings = maps.n;
 	src->for_each_stack = for_each_stack;
+	src->losses = drops;
 	return 0;
 }
 
@@ -570,9 +604,10 @@ uint64_t dump_leak_summary(const char *name)
 		return 0;
 	uint64_t objs_fp = 0, nbytes = 0, contexts = 0;
 	core_lock_tables();
-	for (uint32_t id = 0; id < core.stacks.n; id++) {
+	uint32_t end = stacktab_id_end(&core.stacks);
+	for (uint32_t id = 0; id < end; id++) {
 		const struct stack_entry *e = stacktab_get(&core.stacks, id);
-		if (e->live_samples == 0)
+		if (e->depth == 0 || e->live_samples == 0)
 			continue;
 		contexts++;
 		objs_fp += e->live_objs_fp;

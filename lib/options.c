@@ -34,8 +34,8 @@ void options_init(struct options *o)
 	o->prof_format = DUMP_HEAPV2;
 	o->prof_unwind = UNWIND_DWARF;
 	o->prof_bt_max = 128;
-	o->prof_max_stacks = 65536;
-	o->prof_max_live = 1u << 20;
+	o->prof_max_stacks = 0; /* no budget: the tables grow */
+	o->prof_max_live = 0;
 	o->prof_dump_mode = 0600;
 	o->http_dump_rate_ms = 1000;
 }
@@ -319,8 +319,8 @@ static void apply(struct options *o, struct span key, struct span v, struct repo
 	U64_KEY(prof_max_dumps, 0, UINT64_MAX, "a count, 0 = unlimited")
 	U64_KEY(prof_dump_mode, 0, 0777, "permission bits, e.g. 0600 or 0640")
 	U64_KEY(prof_bt_max, 1, 256, "1..256")
-	U64_KEY(prof_max_stacks, 1, 1u << 24, "1..16777216")
-	U64_KEY(prof_max_live, 1, 1u << 26, "1..67108864")
+	U64_KEY(prof_max_stacks, 0, 4000000000u, "0 (no budget) or 1..4000000000")
+	U64_KEY(prof_max_live, 0, 4000000000u, "0 (no budget) or 1..4000000000")
 	if (span_eq(key, "lg_prof_interval")) {
 		if (parse_i64(v, &i) == 0 && i >= -1 && i <= 62) {
 			o->lg_prof_interval = (int)i;

@@ -33,8 +33,8 @@ struct options {
 	unsigned prof_format;        /* DUMP_* bits of dumpfmt.h (DUMP_HEAPV2) */
 	int prof_unwind;             /* enum unwind_mode (UNWIND_DWARF: cfi.c, libunwind when it cannot) */
 	unsigned prof_bt_max;        /* frames per stack, 1..256 (128) */
-	uint64_t prof_max_stacks;    /* stack table capacity (65536) */
-	uint64_t prof_max_live;      /* live table capacity (1 << 20) */
+	uint64_t prof_max_stacks;    /* budget: stacks held at once (0 = none, the default) */
+	uint64_t prof_max_live;      /* budget: live samples held at once (0 = none, the default) */
 	char http[256];              /* HTTP listen address, "" none (lib/http*.c reads it) */
 	char http_token[256];        /* HTTP bearer token, "" none */
 	int verbose;                 /* extra diagnostics on stderr (false) */

@@ -74,14 +74,18 @@ void stats_json(struct outbuf *ob)
 	uint64_t live_samples = core.live_samples;
 	uint64_t live_bytes = core.live_bytes_fp;
 	uint64_t peak_bytes = core.peak_bytes_fp;
-	uint64_t nstacks = core.stacks.n;
-	uint64_t drop_stack = core.stacks.dropped_full;
-	uint64_t drop_live = core.live.dropped_full;
-	/* the collector's own memory: address space mapped for the tables, and the part in use */
-	uint64_t mapped = core.stacks.ents_bytes + core.stacks.index_bytes + core.stacks.pool_bytes +
-	                  core.live.bytes + sizeof livetab_filter + sizeof livetab_gran;
-	uint64_t used = (uint64_t)core.stacks.n * sizeof(struct stack_entry) + core.stacks.index_bytes +
-	                core.stacks.pool_used * sizeof(uintptr_t) + core.live.bytes;
+	uint64_t nstacks = stacktab_count(&core.stacks);
+	uint64_t queued = core.stacks.queued, recycled = core.stacks.recycled;
+	uint64_t drop_stack = core.dropped_stacks;
+	uint64_t drop_live = core.dropped_live;
+	uint64_t drop_bytes = core.dropped_bytes_fp;
+	uint64_t trunc = core.truncated_samples, trunc_bytes = core.truncated_bytes_fp;
+	uint64_t unwind_failed = core.unwind_failed;
+	/* the collector's own memory: address space mapped for the tables (the filter included),
+	   and the part holding entries */
+	uint64_t tables = stacktab_bytes(&core.stacks) + livetab_bytes(&core.live);
+	uint64_t mapped = tables + sizeof livetab_filter + sizeof livetab_gran;
+	uint64_t used = tables;
 	core_unlock_tables();
 	struct dump_counts dc;
 	dump_get_counts(&dc);
@@ -114,8 +118,14 @@ void stats_json(struct outbuf *ob)
 	jsonw_u64(&w, "samples", samples);
 	jsonw_u64(&w, "live_samples", live_samples);
 	jsonw_u64(&w, "stacks", nstacks);
+	jsonw_u64(&w, "stacks_queued_for_reuse", queued);
+	jsonw_u64(&w, "stacks_recycled", recycled);
 	jsonw_u64(&w, "dropped_stack_table_full", drop_stack);
 	jsonw_u64(&w, "dropped_live_table_full", drop_live);
+	jsonw_u64(&w, "dropped_bytes_estimate", drop_bytes);
+	jsonw_u64(&w, "truncated_stacks", trunc);
+	jsonw_u64(&w, "truncated_bytes_estimate", trunc_bytes);
+	jsonw_u64(&w, "unwind_failed", unwind_failed);
 	jsonw_u64(&w, "reentrant_calls", __atomic_load_n(&core.reentrant, __ATOMIC_RELAXED));
 	struct cfi_counts cc;
 	cfi_get_counts(&cc);

@@ -107,6 +107,24 @@ static void write_meta(const struct dump_source *src, struct outbuf *ob)
 	meta_key(ob, "period");
 	outbuf_u64(ob, src->sample_period);
 	outbuf_putc(ob, '\n');
+	/* what the stacks do not show (the CLI warns about it) */
+	const struct dump_losses *l = &src->losses;
+	const struct {
+		const char *key;
+		uint64_t v;
+	} loss[] = {
+		{"samples", l->samples},
+		{"dropped_samples", l->dropped_samples},
+		{"dropped_bytes", l->dropped_bytes},
+		{"truncated_samples", l->truncated_samples},
+		{"truncated_bytes", l->truncated_bytes},
+		{"unwind_failed", l->unwind_failed},
+	};
+	for (size_t i = 0; i < sizeof loss / sizeof loss[0]; i++) {
+		meta_key(ob, loss[i].key);
+		outbuf_u64(ob, loss[i].v);
+		outbuf_putc(ob, '\n');
+	}
 	meta_key(ob, "trigger");
 	put_line_safe(ob, src->trigger ? src->trigger : "manual");
 	outbuf_putc(ob, '\n');

@@ -704,6 +704,9 @@ static void read_comments(struct reader *r, struct profile *p)
 		if (strncmp(s, "heaptap: ", 9) != 0)
 			continue;
 		s += 9;
+		const char *eq = strchr(s, '=');
+		if (eq && profile_loss_set(&p->losses, s, (size_t)(eq - s), eq + 1))
+			continue;
 		if (!strncmp(s, "pid=", 4))
 			p->pid = atoi(s + 4);
 		else if (!strncmp(s, "cmdline=", 8) && s[8])

@@ -36,6 +36,12 @@ enum {
 	STR_INUSE_SPACE, STR_SPACE, STR_COMMENT_PID, STR_COMMENT_CMDLINE, STR_COMMENT_TRIGGER,
 	STR_COMMENT_EXE, STR_FIRST_MAPPING
 };
+/* comments of dump_losses, after the mappings' strings, in this order */
+#define LOSS_COMMENTS 6
+static const char *const loss_keys[LOSS_COMMENTS] = {
+	"heaptap: samples=", "heaptap: dropped_samples=", "heaptap: dropped_bytes=",
+	"heaptap: truncated_samples=", "heaptap: truncated_bytes=", "heaptap: unwind_failed=",
+};
 static const char *const fixed_strings[] = {
 	"", "alloc_objects", "count", "alloc_space", "bytes", "inuse_objects", "inuse_space", "space",
 };
@@ -363,6 +369,16 @@ static void write_strings(struct pbwrite *pb, const struct dump_source *src)
 		}
 		pbwrite_bytes(pb, P_STRING, hex, 2 * n);
 	}
+	/* what the stacks do not show, after the mappings' strings (comments, read back by
+	   heaptap's reader; the CLI warns about them) */
+	const struct dump_losses *l = &src->losses;
+	const uint64_t loss[LOSS_COMMENTS] = {l->samples, l->dropped_samples, l->dropped_bytes,
+	                                      l->truncated_samples, l->truncated_bytes,
+	                                      l->unwind_failed};
+	for (size_t i = 0; i < LOSS_COMMENTS; i++) {
+		fmt_u64(num, loss[i]);
+		write_string2(pb, loss_keys[i], num);
+	}
 }
 
 static void write_header(struct pbwrite *pb, const struct dump_source *src)
@@ -395,6 +411,8 @@ static void write_header(struct pbwrite *pb, const struct dump_source *src)
 	pbwrite_raw_varint(pb, STR_COMMENT_CMDLINE);
 	pbwrite_raw_varint(pb, STR_COMMENT_TRIGGER);
 	pbwrite_raw_varint(pb, STR_COMMENT_EXE);
+	for (size_t i = 0; i < LOSS_COMMENTS; i++)
+		pbwrite_raw_varint(pb, STR_FIRST_MAPPING + 2 * src->nmappings + i);
 	pbwrite_end(pb, c);
 }
 
