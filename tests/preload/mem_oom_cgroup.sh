@@ -84,5 +84,11 @@ HEAPTAP_CONF="prof_oom:true,prof_oom_cooldown:0,mem_cgroup:$t,prof_prefix:$d/v2/
 check_dumps "$d/v2" 3 "crossed prof_oom_at 80 %" "crossed prof_oom_at 90 %" "memory.events max now 1"
 grep -q "of limit 512.0 MiB" "$d"/v2/h.*.o0.heap || { echo "FAIL: v2: memory.high is not the limit"; fail=1; }
 
+# heaptap report charts the memory figures of the dumps beside the heap
+"$HEAPTAP" report "$prog" "$d"/v2/h.*.o*.heap -o "$d/r.html" 2>/dev/null || { echo "FAIL: report failed"; fail=1; }
+grep -q 'Memory beside the heap' "$d/r.html" && grep -q 'data-name="limit"' "$d/r.html" &&
+	grep -q 'data-name="heap (sampled)"' "$d/r.html" && grep -q 'limit 512.0 MiB' "$d/r.html" ||
+	{ echo "FAIL: the report has no memory chart"; fail=1; }
+
 [ $fail -eq 0 ] && [ $skipped -eq 1 ] && exit 77
 exit $fail
