@@ -334,7 +334,7 @@ HEAPTAP_TEXT static void record(struct tstate *t, void *p, uint64_t c, const voi
 		gdump = core.gdump;
 	}
 	if (core.live_bytes_fp > peakprof_next)
-		peakprof_take_locked(); /* prof_peak: 10 % above the last copy */
+		peakprof_take_locked(&core.stacks, core.live_bytes_fp); /* prof_peak: 10 % above the last copy */
 	lockrank_unlock(&table_lock);
 	if (gdump)
 		doorbell_ring(TRIG_GDUMP);

@@ -197,7 +197,14 @@ static int prepare(struct dump_source *src, const char *trigger, int peak)
 {
 	memset(src, 0, sizeof *src);
 	uint64_t peak_bytes = 0;
-	int rc = peak ? peakprof_view(&peak_bytes) : take_snapshot();
+	int rc;
+	if (peak) {
+		core_lock_tables();
+		rc = peakprof_view_locked(&peak_bytes);
+		core_unlock_tables();
+	} else {
+		rc = take_snapshot();
+	}
 	if (rc)
 		return rc;
 	if (peak) {

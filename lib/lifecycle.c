@@ -173,8 +173,11 @@ void lifecycle_init(void)
 	const struct options *o = options_get();
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
 	if (core.enabled) {
-		if (o->prof_peak)
-			peakprof_enable();
+		if (o->prof_peak) {
+			core_lock_tables();
+			peakprof_enable_locked(core.live_bytes_fp);
+			core_unlock_tables();
+		}
 		atexit(at_exit);
 		start_triggers(o);
 		check_interposition();

@@ -9,7 +9,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "core.h"
+#include "stacktab.h"
 #include "sys.h"
 #include "unwind.h"
 
@@ -33,12 +33,10 @@ static struct peak_buf copy;  /* table lock */
 static struct peak_buf view;  /* dump lock */
 static uint64_t taken, skipped;
 
-void peakprof_enable(void)
+void peakprof_enable_locked(uint64_t live_bytes)
 {
-	core_lock_tables();
 	enabled = 1;
-	peakprof_next = core.live_bytes_fp > copy.live_bytes ? core.live_bytes_fp : copy.live_bytes;
-	core_unlock_tables();
+	peakprof_next = live_bytes > copy.live_bytes ? live_bytes : copy.live_bytes;
 }
 
 /* Makes room for nents entries and npcs PCs in b (contents lost when it grows). */
@@ -71,28 +69,27 @@ static int reserve(struct peak_buf *b, size_t nents, size_t npcs)
 	return 0;
 }
 
-void peakprof_take_locked(void)
+void peakprof_take_locked(const struct stacktab *t, uint64_t live)
 {
 	if (!enabled)
 		return;
 	size_t nents = 0, npcs = 0;
-	for (uint32_t id = 0; id < core.stacks.n; id++) {
-		const struct stack_entry *e = stacktab_get(&core.stacks, id);
+	for (uint32_t id = 0; id < t->n; id++) {
+		const struct stack_entry *e = stacktab_get((struct stacktab *)t, id);
 		if (e->live_samples) {
 			nents++;
 			npcs += e->depth;
 		}
 	}
 	/* the next copy is due 10 % higher either way: a failed copy is not retried per sample */
-	uint64_t live = core.live_bytes_fp;
 	peakprof_next = live + live / 10;
 	if (reserve(&copy, nents, npcs) != 0) {
 		skipped++;
 		return;
 	}
 	copy.n = copy.npcs = 0;
-	for (uint32_t id = 0; id < core.stacks.n; id++) {
-		const struct stack_entry *e = stacktab_get(&core.stacks, id);
+	for (uint32_t id = 0; id < t->n; id++) {
+		const struct stack_entry *e = stacktab_get((struct stacktab *)t, id);
 		if (!e->live_samples)
 			continue;
 		struct peak_ent *p = &copy.ents[copy.n++];
@@ -100,7 +97,7 @@ void peakprof_take_locked(void)
 		p->depth = e->depth;
 		p->objs_fp = e->live_objs_fp;
 		p->bytes_fp = e->live_bytes_fp;
-		memcpy(copy.pcs + copy.npcs, stacktab_pcs(&core.stacks, e), e->depth * sizeof *copy.pcs);
+		memcpy(copy.pcs + copy.npcs, stacktab_pcs(t, e), e->depth * sizeof *copy.pcs);
 		copy.npcs += e->depth;
 	}
 	copy.live_bytes = live;
@@ -115,11 +112,10 @@ void peakprof_reset_locked(void)
 		peakprof_next = 0;
 }
 
-int peakprof_view(uint64_t *live_bytes)
+int peakprof_view_locked(uint64_t *live_bytes)
 {
 	if (!enabled)
 		return -ENOENT;
-	core_lock_tables();
 	int rc = copy.n == 0 ? -ENOENT : reserve(&view, copy.n, copy.npcs);
 	if (rc == 0) {
 		memcpy(view.ents, copy.ents, copy.n * sizeof *copy.ents);
@@ -128,7 +124,6 @@ int peakprof_view(uint64_t *live_bytes)
 		view.npcs = copy.npcs;
 		view.live_bytes = copy.live_bytes;
 	}
-	core_unlock_tables();
 	if (rc == 0 && live_bytes)
 		*live_bytes = view.live_bytes;
 	return rc;
@@ -158,10 +153,8 @@ int peakprof_for_each_stack(const struct dump_source *src,
 	return 0;
 }
 
-void peakprof_counts(uint64_t *t, uint64_t *s)
+void peakprof_counts_locked(uint64_t *t, uint64_t *s)
 {
-	core_lock_tables();
 	*t = taken;
 	*s = skipped;
-	core_unlock_tables();
 }

@@ -93,6 +93,8 @@ void stats_json(struct outbuf *ob)
 	uint64_t nstacks = core.stacks.n;
 	uint64_t drop_stack = core.stacks.dropped_full;
 	uint64_t drop_live = core.live.dropped_full;
+	uint64_t peak_copies, peak_skipped;
+	peakprof_counts_locked(&peak_copies, &peak_skipped);
 	/* the collector's own memory: address space mapped for the tables, and the part in use */
 	uint64_t mapped = core.stacks.ents_bytes + core.stacks.index_bytes + core.stacks.pool_bytes +
 	                  core.live.bytes + sizeof livetab_filter + sizeof livetab_gran;
@@ -169,11 +171,9 @@ void stats_json(struct outbuf *ob)
 		jsonw_object_end(&w);
 	}
 	if (options_get()->prof_peak) {
-		uint64_t taken, skipped;
-		peakprof_counts(&taken, &skipped);
 		jsonw_object_begin(&w, "peak_profile");
-		jsonw_u64(&w, "copies", taken);
-		jsonw_u64(&w, "skipped_no_memory", skipped);
+		jsonw_u64(&w, "copies", peak_copies);
+		jsonw_u64(&w, "skipped_no_memory", peak_skipped);
 		jsonw_object_end(&w);
 	}
 
