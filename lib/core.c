@@ -27,6 +27,7 @@
 #include "lockrank.h"
 #include "maps.h"
 #include "options.h"
+#include "peakprof.h"
 #include "real.h"
 #include "sampler.h"
 #include "stacktab.h"
@@ -396,6 +397,8 @@ HEAPTAP_TEXT static void record(struct tstate *t, void *p, uint64_t c, const voi
 		core.peak_bytes_fp = core.live_bytes_fp;
 		gdump = core.gdump;
 	}
+	if (core.live_bytes_fp > peakprof_next)
+		peakprof_take_locked(&core.stacks, core.live_bytes_fp); /* prof_peak: 10 % above the last copy */
 	lockrank_unlock(&table_lock);
 	if (gdump)
 		doorbell_ring(TRIG_GDUMP);
@@ -691,6 +694,7 @@ int core_reset_tables(unsigned lg_sample)
 	core.live_bytes_fp = 0;
 	core.peak_bytes_fp = 0;
 	core.live_samples = 0;
+	peakprof_reset_locked();
 	__atomic_store_n(&core.period, (uint64_t)1 << lg_sample, __ATOMIC_RELAXED);
 	options_mut()->lg_prof_sample = lg_sample;
 	lockrank_unlock(&table_lock);

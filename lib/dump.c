@@ -23,7 +23,9 @@
 #include "dump.h"
 #include "lockrank.h"
 #include "maps.h"
+#include "memacct.h"
 #include "options.h"
+#include "peakprof.h"
 #include "sys.h"
 #include "unwind.h"
 
@@ -60,6 +62,7 @@ static struct kept_ring kept[2];
 static struct dump_counts counts;
 
 static int exiting; /* under the dump lock: only the final dump from now on */
+static int sync_files; /* under the dump lock: fdatasync before the rename (memory-pressure dumps) */
 static int cleaned_stale; /* stale temporaries looked for (once per process) */
 static int log_once_write;
 static int log_once_snapshot;
@@ -221,13 +224,29 @@ static void read_process_facts(void)
 	cmdline[m] = 0;
 }
 
-/* Fills src from a fresh snapshot (dump lock held). */
-static int prepare(struct dump_source *src, const char *trigger)
+/* Fills src from a fresh snapshot (dump lock held); with peak, from the peak profile's copy
+   (peakprof.h), whose memory figures are only the heap's at the peak. */
+static int prepare(struct dump_source *src, const char *trigger, int peak)
 {
 	memset(src, 0, sizeof *src);
-	int rc = take_snapshot();
+	uint64_t peak_bytes = 0;
+	int rc;
+	if (peak) {
+		core_lock_tables();
+		rc = peakprof_view_locked(&peak_bytes);
+		core_unlock_tables();
+	} else {
+		rc = take_snapshot();
+	}
 	if (rc)
 		return rc;
+	if (peak) {
+		src->memory.present = 1;
+		src->memory.allocator = "";
+		src->memory.v[MF_HEAP_LIVE] = src->memory.v[MF_HEAP_PEAK] = peak_bytes;
+	} else {
+		memacct_read(&src->memory);
+	}
 	read_process_facts();
 	if (maps_snapshot_take(&maps, exe_path) < 0)
 		sys_log_once(&log_once_snapshot, "cannot read /proc/self/maps", " (dumps have no map)",
@@ -244,7 +263,7 @@ static int prepare(struct dump_source *src, const char *trigger)
 	src->maps_len = maps.len;
 	src->mappings = maps.maps;
 	src->nmappings = maps.n;
-	src->for_each_stack = for_each_stack;
+	src->for_each_stack = peak ? peakprof_for_each_stack : for_each_stack;
 	src->losses = drops;
 	return 0;
 }
@@ -274,7 +293,8 @@ int dump_fd(int fd, enum dump_format fmt, const char *why)
 	tstate_enter();
 	dump_lock();
 	struct dump_source src;
-	int rc = prepare(&src, why ? why : "manual");
+	int peak = why && strcmp(why, "peak") == 0;
+	int rc = prepare(&src, why ? why : "manual", peak);
 	if (rc == 0)
 		rc = write_format(&src, fd, fmt);
 	dump_unlock();
@@ -450,6 +470,9 @@ static int write_file(const struct dump_source *src, const char *path, enum dump
 			rc = -errno;
 		if (rc == 0)
 			rc = write_format(src, fd, fmt);
+		/* on disk (and its page cache clean, so reclaimable) before an OOM kill can follow */
+		if (rc == 0 && sync_files && fdatasync(fd) != 0)
+			rc = -errno;
 		if (close(fd) != 0 && rc == 0)
 			rc = -errno;
 		if (rc == 0 && renameat(dirfd, tmp, dirfd, leaf) != 0)
@@ -517,6 +540,11 @@ static void retain(enum dump_trigger trig, const char *base)
 
 int dump_named(enum dump_trigger trig, char *name, size_t cap)
 {
+	return dump_named_why(trig, NULL, name, cap);
+}
+
+int dump_named_why(enum dump_trigger trig, const char *reason, char *name, size_t cap)
+{
 	core_init();
 	if (!core.enabled)
 		return -ENOENT;
@@ -527,7 +555,7 @@ int dump_named(enum dump_trigger trig, char *name, size_t cap)
 		return -EINVAL;
 	tstate_enter();
 	dump_lock();
-	if (exiting && trig != TRIG_FINAL) {
+	if (exiting && trig != TRIG_FINAL && trig != TRIG_PEAK) {
 		/* a background dump racing with exit would be cut off by _exit: skip it */
 		dump_unlock();
 		tstate_leave();
@@ -543,14 +571,17 @@ int dump_named(enum dump_trigger trig, char *name, size_t cap)
 	outbuf_u64(&ob, seq++);
 	outbuf_putc(&ob, '.');
 	outbuf_putc(&ob, trigger_table[trig].letter);
-	if (trig != TRIG_FINAL)
+	if (trig != TRIG_FINAL && trig != TRIG_PEAK)
 		outbuf_u64(&ob, kind_seq[trig]++);
 	base[ob.len] = 0;
 	int rc = ob.truncated ? -ENAMETOOLONG : 0;
 
 	struct dump_source src;
 	if (rc == 0)
-		rc = prepare(&src, trigger_table[trig].name);
+		rc = prepare(&src, trigger_table[trig].name, trig == TRIG_PEAK);
+	if (rc == 0)
+		src.reason = reason;
+	sync_files = trig == TRIG_OOM;
 	char path[DUMP_PATH_MAX];
 	unsigned fmt = o->prof_format ? o->prof_format : DUMP_HEAPV2;
 	int named = 0;
@@ -567,9 +598,11 @@ int dump_named(enum dump_trigger trig, char *name, size_t cap)
 			named = 1;
 		}
 	}
+	sync_files = 0;
 	if (rc == 0)
 		retain(trig, base);
-	note_outcome(trig, rc);
+	if (!(trig == TRIG_PEAK && rc == -ENOENT)) /* no peak profile: nothing to write */
+		note_outcome(trig, rc);
 	dump_unlock();
 	tstate_leave();
 	return rc;
@@ -589,7 +622,7 @@ int dump_path(const char *path)
 	tstate_enter();
 	dump_lock();
 	struct dump_source src;
-	int rc = prepare(&src, "manual");
+	int rc = prepare(&src, "manual", 0);
 	if (rc == 0)
 		rc = write_file(&src, path, fmt);
 	note_outcome(TRIG_MANUAL, rc);

@@ -38,6 +38,11 @@ void options_init(struct options *o)
 	o->prof_max_live = 0;
 	o->prof_dump_mode = 0600;
 	o->http_dump_rate_ms = 1000;
+	o->prof_oom_nat = 3;
+	o->prof_oom_at[0] = 80;
+	o->prof_oom_at[1] = 90;
+	o->prof_oom_at[2] = 95;
+	o->prof_oom_cooldown_ms = 60000;
 }
 
 /* A value as the scanner hands it around: not NUL-terminated. */
@@ -133,6 +138,29 @@ static int parse_duration_ms(struct span v, uint64_t *out)
 	return 0;
 }
 
+/* "<N>[k|m|g|t]" (either case; binary multiples), bare number = bytes. */
+static int parse_bytes(struct span v, uint64_t *out)
+{
+	static const char units[] = "kmgt";
+	struct span num = v;
+	unsigned shift = 0;
+	if (v.n > 1) {
+		char c = v.p[v.n - 1];
+		if (c >= 'A' && c <= 'Z')
+			c = (char)(c - 'A' + 'a');
+		const char *u = memchr(units, c, 4);
+		if (u) {
+			shift = 10 * (unsigned)(u - units + 1);
+			num.n--;
+		}
+	}
+	uint64_t x;
+	if (parse_u64(num, &x) || (shift && x > (UINT64_MAX >> shift)))
+		return -1;
+	*out = x << shift;
+	return 0;
+}
+
 static int parse_signal(struct span v, int *out)
 {
 	struct span s = v;
@@ -186,6 +214,31 @@ static int parse_string(struct span v, char *dst, size_t cap)
 		return -1;
 	memcpy(dst, v.p, v.n);
 	dst[v.n] = 0;
+	return 0;
+}
+
+/* prof_oom_at: percentages 1..100 joined by '+', at most 8, sorted ascending here. */
+static int parse_percents(struct span v, struct options *o)
+{
+	unsigned at[8];
+	unsigned n = 0;
+	size_t i = 0;
+	while (i <= v.n) {
+		size_t j = i;
+		while (j < v.n && v.p[j] != '+')
+			j++;
+		struct span tok = {v.p + i, j - i};
+		uint64_t u;
+		if (n == 8 || parse_u64(tok, &u) || u < 1 || u > 100)
+			return -1;
+		unsigned k = n++;
+		for (; k > 0 && at[k - 1] > (unsigned)u; k--)
+			at[k] = at[k - 1];
+		at[k] = (unsigned)u;
+		i = j + 1;
+	}
+	o->prof_oom_nat = n;
+	memcpy(o->prof_oom_at, at, n * sizeof at[0]);
 	return 0;
 }
 
@@ -304,6 +357,8 @@ static void apply(struct options *o, struct span key, struct span v, struct repo
 	BOOL_KEY(prof_accum)
 	BOOL_KEY(verbose)
 	BOOL_KEY(stats_exact)
+	BOOL_KEY(prof_oom)
+	BOOL_KEY(prof_peak)
 	if (span_eq(key, "prof_leak_error")) {
 		if (parse_bool(v, &b) == 0) {
 			o->prof_leak_error = b;
@@ -389,6 +444,34 @@ static void apply(struct options *o, struct span key, struct span v, struct repo
 		return;
 	}
 	U64_KEY(http_dump_rate_ms, 0, UINT64_MAX / 1000000, "milliseconds, 0 = no limit")
+	if (span_eq(key, "prof_mem_limit")) {
+		if (parse_bytes(v, &u) == 0) {
+			o->prof_mem_limit = u;
+		} else {
+			fmt_u(cur, o->prof_mem_limit);
+			bad_value(r, key, v, "<N>[k|m|g|t] bytes, 0 = none", cur);
+		}
+		return;
+	}
+	if (span_eq(key, "prof_oom_at")) {
+		if (parse_percents(v, o))
+			bad_value(r, key, v, "percentages 1..100 joined by '+', at most 8", "80+90+95");
+		return;
+	}
+	if (span_eq(key, "prof_oom_cooldown")) {
+		if (parse_duration_ms(v, &u) == 0) {
+			o->prof_oom_cooldown_ms = u;
+		} else {
+			fmt_u(cur, o->prof_oom_cooldown_ms / 1000);
+			bad_value(r, key, v, "<N>[ms|s|m|h]", "60s");
+		}
+		return;
+	}
+	if (span_eq(key, "mem_cgroup")) {
+		if (parse_string(v, o->mem_cgroup, sizeof o->mem_cgroup))
+			bad_value(r, key, v, "a directory shorter than 256 bytes", "found from /proc");
+		return;
+	}
 	problem(r, "unknown option '", key, "' (ignored)", NULL, NULL);
 #undef BOOL_KEY
 #undef U64_KEY

@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "memfacts.h"
+
 /* One distinct call stack and what it holds. */
 struct dump_stack {
 	const uintptr_t *pcs; /* return addresses as unwound, leaf first; pcs[0] is the
@@ -58,7 +60,10 @@ struct dump_source {
 	int pid;
 	const char *exe_path;     /* readlink("/proc/self/exe"), NUL-terminated */
 	const char *cmdline;      /* command line, arguments separated by single spaces */
-	const char *trigger;      /* "final", "interval", "gdump", "manual", "time", "signal", "http" */
+	const char *trigger;      /* "final", "interval", "gdump", "manual", "time", "signal", "http",
+	                             "oom", "peak" */
+	const char *reason;       /* why this dump, in words (memory-pressure dumps), or NULL */
+	struct memfacts memory;   /* the process's memory at the snapshot (memory.present 0: none) */
 	struct dump_losses losses;
 
 	/* The text of /proc/self/maps, verbatim, followed by synthetic lines in the same format

@@ -134,6 +134,24 @@ static void write_meta(const struct dump_source *src, struct outbuf *ob)
 	meta_key(ob, "cmdline");
 	put_line_safe(ob, src->cmdline ? src->cmdline : "");
 	outbuf_putc(ob, '\n');
+	if (src->reason) {
+		meta_key(ob, "reason");
+		put_line_safe(ob, src->reason);
+		outbuf_putc(ob, '\n');
+	}
+	if (src->memory.present) {
+		/* jeprof reads these lines of the map section as map lines that match no pattern */
+		meta_key(ob, "memory.allocator");
+		put_line_safe(ob, src->memory.allocator ? src->memory.allocator : "");
+		outbuf_putc(ob, '\n');
+		for (int i = 0; i < MF_COUNT; i++) {
+			outbuf_puts(ob, "# heaptap: memory.");
+			outbuf_puts(ob, memfacts_name(i));
+			outbuf_putc(ob, '=');
+			outbuf_u64(ob, src->memory.v[i]);
+			outbuf_putc(ob, '\n');
+		}
+	}
 	for (size_t i = 0; i < src->nmappings; i++) {
 		const struct dump_mapping *m = &src->mappings[i];
 		outbuf_puts(ob, "# heaptap: mapping start=0x");

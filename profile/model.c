@@ -578,3 +578,28 @@ uint64_t *profile_unique_addrs(const struct profile *p, size_t *n)
 	*n = w;
 	return out;
 }
+
+int profile_meta_memory(struct profile *p, const char *key, size_t klen, const char *v)
+{
+	if (klen == 6 && memcmp(key, "reason", 6) == 0) {
+		p->reason = profile_strdup(p, v);
+		return 1;
+	}
+	if (klen < 8 || memcmp(key, "memory.", 7) != 0)
+		return 0;
+	key += 7;
+	klen -= 7;
+	p->mem.present = 1;
+	if (klen == 9 && memcmp(key, "allocator", 9) == 0) {
+		p->mem.allocator = profile_strdup(p, v);
+		return 1;
+	}
+	for (int i = 0; i < MF_COUNT; i++) {
+		const char *n = memfacts_name(i);
+		if (strlen(n) == klen && memcmp(n, key, klen) == 0) {
+			p->mem.v[i] = strtoull(v, NULL, 10);
+			return 1;
+		}
+	}
+	return 1; /* a figure of a later version: ignored */
+}

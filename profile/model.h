@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "memfacts.h"
+
 /* Value indexes, in jeprof's order (its HeapProfileIndex). */
 enum prof_value {
 	PV_INUSE_OBJS = 0,
@@ -86,6 +88,9 @@ struct profile {
 	int64_t start_time_ns;/* heaptap dumps: when the collector started, 0 when unknown */
 	unsigned long skipped_lines; /* lines the reader did not understand and skipped (as jeprof does) */
 	struct prof_losses losses; /* heaptap dumps: samples dropped, stacks cut */
+	struct memfacts mem; /* heaptap dumps: the process's memory at the dump (mem.present 0: none);
+	                        mem.allocator lives in the arena */
+	char *reason;        /* heaptap dumps: why it was written, in words (memory pressure), else NULL */
 
 	struct prof_symtab *syms; /* symbols the input carried, or NULL */
 
@@ -121,6 +126,9 @@ void profile_merge(struct profile *dst, const struct profile *src, double sign);
 const struct prof_mapping *profile_find_mapping(const struct profile *p, uint64_t addr);
 /* Copies a string into the profile's arena. */
 char *profile_strdup(struct profile *p, const char *s);
+/* Takes one heaptap metadata item (key of klen bytes, NUL-terminated value) that is about
+   memory: "memory.<name>" (memfacts.h) or "reason". Returns 1 when it was one, else 0. */
+int profile_meta_memory(struct profile *p, const char *key, size_t klen, const char *v);
 /* Sum of value index k over all samples. */
 double profile_total(const struct profile *p, int k);
 

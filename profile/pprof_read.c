@@ -713,6 +713,10 @@ static void read_comments(struct reader *r, struct profile *p)
 			p->cmdline = profile_strdup(p, s + 8);
 		else if (!strncmp(s, "exe=", 4) && s[4])
 			p->exe_path = profile_strdup(p, s + 4);
+		else if (!strncmp(s, "trigger=", 8) && s[8] && !p->trigger)
+			p->trigger = profile_strdup(p, s + 8);
+		else if (strchr(s, '='))
+			profile_meta_memory(p, s, (size_t)(strchr(s, '=') - s), strchr(s, '=') + 1);
 	}
 }
 

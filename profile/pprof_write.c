@@ -379,6 +379,29 @@ static void write_strings(struct pbwrite *pb, const struct dump_source *src)
 		fmt_u64(num, loss[i]);
 		write_string2(pb, loss_keys[i], num);
 	}
+	/* after the mappings' strings: the reason and the memory figures, as comments */
+	if (src->reason)
+		write_string2(pb, "heaptap: reason=", src->reason);
+	if (src->memory.present) {
+		write_string2(pb, "heaptap: memory.allocator=", src->memory.allocator);
+		for (int i = 0; i < MF_COUNT; i++) {
+			char key[64];
+			struct outbuf kb;
+			outbuf_init(&kb, key, sizeof key - 1, -1);
+			outbuf_puts(&kb, "heaptap: memory.");
+			outbuf_puts(&kb, memfacts_name(i));
+			outbuf_putc(&kb, '=');
+			key[kb.len] = 0;
+			fmt_u64(num, src->memory.v[i]);
+			write_string2(pb, key, num);
+		}
+	}
+}
+
+/* The number of comment strings write_strings puts after the mappings' ones. */
+static size_t extra_comments(const struct dump_source *src)
+{
+	return (src->reason ? 1 : 0) + (src->memory.present ? 1 + MF_COUNT : 0);
 }
 
 static void write_header(struct pbwrite *pb, const struct dump_source *src)
@@ -411,7 +434,7 @@ static void write_header(struct pbwrite *pb, const struct dump_source *src)
 	pbwrite_raw_varint(pb, STR_COMMENT_CMDLINE);
 	pbwrite_raw_varint(pb, STR_COMMENT_TRIGGER);
 	pbwrite_raw_varint(pb, STR_COMMENT_EXE);
-	for (size_t i = 0; i < LOSS_COMMENTS; i++)
+	for (size_t i = 0, n = LOSS_COMMENTS + extra_comments(src); i < n; i++)
 		pbwrite_raw_varint(pb, STR_FIRST_MAPPING + 2 * src->nmappings + i);
 	pbwrite_end(pb, c);
 }

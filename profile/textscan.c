@@ -429,6 +429,8 @@ static int metadata_line(struct textscan *ts, struct profile *p, const char *lin
 		p->exe_path = profile_strdup(p, v);
 	} else if (KEY("cmdline")) {
 		p->cmdline = profile_strdup(p, v);
+	} else {
+		profile_meta_memory(p, s, klen, v);
 	}
 #undef KEY
 	return 1;
