@@ -147,7 +147,7 @@ void http_pprof_go(struct http_exchange *x, const char *name)
 	/* gc=N is accepted and ignored: there is no collector to run in a C heap. */
 	const struct backend *b = backend_get();
 	if (!(b->formats & (debug > 0 ? DUMP_LEGACY : DUMP_PPROF))) {
-		go_error(x, 501, "the jemalloc backend writes heap_v2 only: use /pprof/heap");
+		go_error(x, 501, "the profiler in use cannot write this format: use /pprof/heap");
 		return;
 	}
 	int rc;

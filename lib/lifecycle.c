@@ -168,6 +168,7 @@ void lifecycle_init(void)
 	const struct options *o = options_get();
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
 	if (core.enabled) {
+		backend_choose(); /* the program's own jemalloc, when it has one that can profile */
 		atexit(at_exit);
 		start_triggers(o);
 		check_interposition();
