@@ -171,7 +171,8 @@ void lifecycle_init(void)
 		backend_choose(); /* the program's own jemalloc, when it has one that can profile */
 		atexit(at_exit);
 		start_triggers(o);
-		check_interposition();
+		if (backend_get() != &jemalloc_backend)
+			check_interposition(); /* jemalloc's profiler sees what heaptap's malloc does not */
 	}
 	/* also with prof:false: the control plane then drives jemalloc's profiler */
 	if (o->http[0])
