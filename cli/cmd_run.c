@@ -20,6 +20,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../base/allocsym.h"
+#include "../base/elffile.h"
 #include "../profile/reader.h"
 #include "../profile/series.h"
 #include "cmd.h"
@@ -52,6 +54,9 @@ static const char run_help[] =
 	"reported when PROG ends without a final dump (Ctrl-C, a crash).\n"
 	"With --conf prof_gdump:true the collector also dumps at new high-water marks (at most one a\n"
 	"second) and the report adds the largest live estimate among them (the peak).\n"
+	"A PROG that carries its own jemalloc (a Rust program on tikv-jemallocator: _rjem_mallctl\n"
+	"in its symbol table) is profiled through it: run sets _RJEM_MALLOC_CONF (MALLOC_CONF for\n"
+	"an unprefixed one) to prof:true,prof_accum:true before its own value, so it still wins.\n"
 	"The collector is found as $HEAPTAP_LIB, next to the heaptap binary, or in ../lib/heaptap/.\n";
 
 struct run_opts {
@@ -196,6 +201,54 @@ static int is_static_elf(const char *path)
 	}
 	close(fd);
 	return is_static;
+}
+
+/* The value of key (e.g. "lg_prof_sample") in a HEAPTAP_CONF-style list, copied into out;
+   the last occurrence wins. 1 when found. */
+static int conf_value(const char *conf, const char *key, char *out, size_t cap)
+{
+	size_t kl = strlen(key);
+	int found = 0;
+	for (const char *p = conf; p && *p;) {
+		const char *end = strchr(p, ',');
+		size_t n = end ? (size_t)(end - p) : strlen(p);
+		if (n > kl && strncmp(p, key, kl) == 0 && p[kl] == ':' && n - kl - 1 < cap) {
+			memcpy(out, p + kl + 1, n - kl - 1);
+			out[n - kl - 1] = '\0';
+			found = 1;
+		}
+		p = end ? end + 1 : NULL;
+	}
+	return found;
+}
+
+/*
+ * When the program at exe carries its own jemalloc (its symbol tables define <prefix>mallctl),
+ * sets that jemalloc's <PREFIX>MALLOC_CONF so its profiler runs (prof:true, cumulative counts
+ * as run asks of heaptap, heaptap's lg_prof_sample when conf sets one), in front of the
+ * variable's current value, which keeps the last word. The collector then drives it
+ * (lib/jemalloc_backend.h). Returns 0, or -1 when setenv fails.
+ */
+static int setup_own_jemalloc(const char *exe, const char *prog, const char *conf, int quiet)
+{
+	struct elffile f;
+	struct allocsym_found a;
+	if (elffile_open(&f, exe) != 0)
+		return 0;
+	allocsym_scan(&f, &a);
+	elffile_close(&f);
+	if (!a.jemalloc)
+		return 0;
+	char var[ALLOCSYM_PREFIX_MAX + 16], lg[16], val[4096];
+	allocsym_conf_var(a.je_prefix, var, sizeof(var));
+	const char *old = getenv(var);
+	int has_lg = conf_value(conf, "lg_prof_sample", lg, sizeof(lg));
+	snprintf(val, sizeof(val), "prof:true,prof_accum:true%s%s%s%s", has_lg ? ",lg_prof_sample:" : "",
+	         has_lg ? lg : "", old && *old ? "," : "", old && *old ? old : "");
+	if (!quiet)
+		fprintf(stderr, "heaptap: run: %s carries its own jemalloc (%smallctl): profiling through it "
+		                "with %s=%s\n", prog, a.je_prefix, var, val);
+	return setenv(var, val, 1);
 }
 
 /* Runs argv with the collector; returns the status to exit with, *pid the child's pid, *sig
@@ -703,8 +756,9 @@ int cmd_run(int argc, char **argv)
 		common_args_release(&a);
 		return rc;
 	}
-	char exe[PATH_MAX];
-	if (resolve_prog(a.rest[0], exe, sizeof(exe)) == 0 && is_static_elf(exe)) {
+	char exe[PATH_MAX] = "";
+	int resolved = resolve_prog(a.rest[0], exe, sizeof(exe)) == 0;
+	if (resolved && is_static_elf(exe)) {
 		fprintf(stderr, "heaptap: run: %s: statically linked, so LD_PRELOAD cannot load the "
 		                "collector into it and nothing would be profiled; link it dynamically "
 		                "(not run)\n", a.rest[0]);
@@ -737,6 +791,14 @@ int cmd_run(int argc, char **argv)
 	             own_schedule ? "" : ",prof_time_interval:5s,prof_max_dumps:1",
 	             envconf && *envconf ? "," : "", envconf && *envconf ? envconf : "",
 	             o.conf && *o.conf ? "," : "", o.conf && *o.conf ? o.conf : "") < 0) {
+		free(dir);
+		free(lib);
+		common_args_release(&a);
+		return 1;
+	}
+	if (resolved && setup_own_jemalloc(exe, a.rest[0], conf, o.quiet) != 0) {
+		fprintf(stderr, "heaptap: run: cannot set the environment: %s\n", strerror(errno));
+		free(conf);
 		free(dir);
 		free(lib);
 		common_args_release(&a);

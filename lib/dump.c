@@ -21,6 +21,8 @@
 #include "../profile/pprof_write.h"
 #include "core.h"
 #include "dump.h"
+#include "jemalloc_backend.h"
+#include "jemalloc_dump.h"
 #include "lockrank.h"
 #include "maps.h"
 #include "memacct.h"
@@ -63,9 +65,24 @@ static struct dump_counts counts;
 
 static int exiting; /* under the dump lock: only the final dump from now on */
 static int sync_files; /* under the dump lock: fdatasync before the rename (memory-pressure dumps) */
+static int from_jemalloc; /* atomic: the stacks come from the program's jemalloc */
 static int cleaned_stale; /* stale temporaries looked for (once per process) */
 static int log_once_write;
 static int log_once_snapshot;
+
+void dump_use_jemalloc(void)
+{
+	__atomic_store_n(&from_jemalloc, 1, __ATOMIC_RELEASE);
+}
+
+/* 1 when there is a profiler to dump: heaptap's own, or the program's jemalloc. */
+static int source_enabled(void)
+{
+	if (__atomic_load_n(&from_jemalloc, __ATOMIC_ACQUIRE))
+		return jemalloc_backend_enabled();
+	core_init();
+	return core.enabled;
+}
 
 void dump_set_exiting(void)
 {
@@ -229,6 +246,9 @@ static void read_process_facts(void)
 static int prepare(struct dump_source *src, const char *trigger, int peak)
 {
 	memset(src, 0, sizeof *src);
+	int jemalloc = __atomic_load_n(&from_jemalloc, __ATOMIC_ACQUIRE);
+	uint64_t period = 0;
+	int accum = 0;
 	uint64_t peak_bytes = 0;
 	int rc;
 	if (peak) {
@@ -236,7 +256,7 @@ static int prepare(struct dump_source *src, const char *trigger, int peak)
 		rc = peakprof_view_locked(&peak_bytes);
 		core_unlock_tables();
 	} else {
-		rc = take_snapshot();
+		rc = jemalloc ? jemalloc_dump_take(&period, &accum) : take_snapshot();
 	}
 	if (rc)
 		return rc;
@@ -251,8 +271,9 @@ static int prepare(struct dump_source *src, const char *trigger, int peak)
 	if (maps_snapshot_take(&maps, exe_path) < 0)
 		sys_log_once(&log_once_snapshot, "cannot read /proc/self/maps", " (dumps have no map)",
 		             NULL);
-	src->sample_period = __atomic_load_n(&core.period, __ATOMIC_RELAXED);
-	src->accum = core.accum;
+	jemalloc = jemalloc && !peak;
+	src->sample_period = jemalloc ? period : __atomic_load_n(&core.period, __ATOMIC_RELAXED);
+	src->accum = jemalloc ? accum : core.accum;
 	src->time_ns = sys_now_ns();
 	src->start_time_ns = core.start_time_ns;
 	src->pid = (int)getpid();
@@ -263,8 +284,10 @@ static int prepare(struct dump_source *src, const char *trigger, int peak)
 	src->maps_len = maps.len;
 	src->mappings = maps.maps;
 	src->nmappings = maps.n;
-	src->for_each_stack = peak ? peakprof_for_each_stack : for_each_stack;
-	src->losses = drops;
+	src->for_each_stack = peak ? peakprof_for_each_stack
+	                           : jemalloc ? jemalloc_dump_for_each : for_each_stack;
+	if (!jemalloc && !peak)
+		src->losses = drops; /* the stacks' losses: counted by take_snapshot */
 	return 0;
 }
 
@@ -287,8 +310,7 @@ static int write_format(const struct dump_source *src, int fd, enum dump_format 
 
 int dump_fd(int fd, enum dump_format fmt, const char *why)
 {
-	core_init();
-	if (!core.enabled)
+	if (!source_enabled())
 		return -ENOENT;
 	tstate_enter();
 	dump_lock();
@@ -545,8 +567,7 @@ int dump_named(enum dump_trigger trig, char *name, size_t cap)
 
 int dump_named_why(enum dump_trigger trig, const char *reason, char *name, size_t cap)
 {
-	core_init();
-	if (!core.enabled)
+	if (!source_enabled())
 		return -ENOENT;
 	const struct options *o = options_get();
 	if (!o->prof_prefix[0])
@@ -610,8 +631,7 @@ int dump_named_why(enum dump_trigger trig, const char *reason, char *name, size_
 
 int dump_path(const char *path)
 {
-	core_init();
-	if (!core.enabled)
+	if (!source_enabled())
 		return -ENOENT;
 	if (!path || !path[0])
 		return -EINVAL;

@@ -37,6 +37,10 @@ int dump_named_why(enum dump_trigger trig, const char *reason, char *name, size_
 /* Writes a dump to exactly path (pprof when it ends in .pb.gz or .pb, else heap_v2). */
 int dump_path(const char *path);
 
+/* From now on every dump reads the program's jemalloc (jemalloc_dump.h) instead of heaptap's
+   tables: backend.c calls it once it chose jemalloc's profiler. */
+void dump_use_jemalloc(void);
+
 /* The dump lock, for a reset (core_reset_tables must not run during a dump). */
 void dump_lock(void);
 void dump_unlock(void);

@@ -171,7 +171,7 @@ void http_pprof_go(struct http_exchange *x, const char *name)
 		return;
 	const struct backend *b = backend_get();
 	if (!(b->formats & (debug > 0 ? DUMP_LEGACY : DUMP_PPROF))) {
-		go_error(x, 501, "the jemalloc backend writes heap_v2 only: use /pprof/heap");
+		go_error(x, 501, "the profiler in use cannot write this format: use /pprof/heap");
 		return;
 	}
 	int rc;

@@ -173,6 +173,7 @@ void lifecycle_init(void)
 	const struct options *o = options_get();
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
 	if (core.enabled) {
+		backend_choose(); /* the program's own jemalloc, when it has one that can profile */
 		if (o->prof_peak) {
 			core_lock_tables();
 			peakprof_enable_locked(core.live_bytes_fp);
@@ -180,7 +181,8 @@ void lifecycle_init(void)
 		}
 		atexit(at_exit);
 		start_triggers(o);
-		check_interposition();
+		if (backend_get() != &jemalloc_backend)
+			check_interposition(); /* jemalloc's profiler sees what heaptap's malloc does not */
 	}
 	/* also with prof:false: the control plane then drives jemalloc's profiler */
 	if (o->http[0])

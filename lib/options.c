@@ -12,6 +12,8 @@
 
 #include "../base/digits.h"
 
+#include "../base/allocsym.h"
+#include "../base/elffile.h"
 #include "../base/outbuf.h"
 #include "dumpfmt.h"
 #include "sys.h"
@@ -516,21 +518,117 @@ struct options *options_mut(void)
 	return &g_opts;
 }
 
-/* HEAPTAP_CONF from /proc/self/environ, for calls made before libc set up environ. */
-static const char *conf_from_proc(char *buf, size_t cap)
+/* The environment as NUL-separated "NAME=value" strings: libc's when it is set up, else a
+   copy of /proc/self/environ (for calls made before libc set up environ). */
+static char envbuf[64 * 1024];
+static long envlen = -1;
+
+static const char *env_get(const char *name)
 {
-	long n = sys_read_small("/proc/self/environ", buf, cap);
-	if (n <= 0)
-		return NULL;
-	static const char key[] = "HEAPTAP_CONF=";
-	for (long i = 0; i < n;) {
-		const char *e = buf + i;
+	if (environ)
+		return getenv(name);
+	if (envlen < 0)
+		envlen = sys_read_small("/proc/self/environ", envbuf, sizeof envbuf);
+	size_t nl = strlen(name);
+	for (long i = 0; i < envlen;) {
+		const char *e = envbuf + i;
 		size_t len = strlen(e);
-		if (strncmp(e, key, sizeof key - 1) == 0)
-			return e + sizeof key - 1;
+		if (strncmp(e, name, nl) == 0 && e[nl] == '=')
+			return e + nl + 1;
 		i += (long)len + 1;
 	}
 	return NULL;
+}
+
+/* The MALLOC_CONF keys that mean the same in heaptap (docs/OPTIONS.md "Other variables"). */
+static const char *const shared_keys[] = {
+	"prof", "prof_active", "lg_prof_sample", "lg_prof_interval", "prof_gdump", "prof_final",
+	"prof_leak", "prof_leak_error", "prof_accum", "prof_prefix", NULL,
+};
+
+/* Appends the pairs of MALLOC_CONF whose keys heaptap shares to ob (comma-separated). */
+static void translate_malloc_conf(const char *mc, struct outbuf *ob)
+{
+	for (const char *p = mc; p && *p;) {
+		const char *end = strchr(p, ',');
+		size_t n = end ? (size_t)(end - p) : strlen(p);
+		const char *colon = memchr(p, ':', n);
+		for (int i = 0; colon && shared_keys[i]; i++) {
+			if (strlen(shared_keys[i]) != (size_t)(colon - p) ||
+			    strncmp(p, shared_keys[i], (size_t)(colon - p)) != 0)
+				continue;
+			if (ob->len)
+				outbuf_putc(ob, ',');
+			outbuf_put(ob, p, n);
+		}
+		p = end ? end + 1 : NULL;
+	}
+}
+
+/* log2 of a byte count, rounded to the nearest integer (HEAP_PROFILE_ALLOCATION_INTERVAL). */
+static int lg_round(uint64_t v)
+{
+	int lg = 0;
+	while (lg < 62 && ((uint64_t)1 << (lg + 1)) <= v)
+		lg++;
+	/* nearer the next power of two? */
+	if (lg < 62 && v - ((uint64_t)1 << lg) > ((uint64_t)1 << (lg + 1)) - v)
+		lg++;
+	return lg;
+}
+
+/* 1 when v is a decimal number without sign or junk; its value in *out. */
+static int env_u64(const char *v, uint64_t *out)
+{
+	if (!v || !*v)
+		return 0;
+	struct span sp = {v, strlen(v)};
+	return parse_u64(sp, out) == 0;
+}
+
+/* Appends gperftools' HEAPPROFILE and its companions, translated, to ob. */
+static void translate_gperftools(const char *prefix, struct outbuf *ob)
+{
+	uint64_t v;
+	if (ob->len)
+		outbuf_putc(ob, ',');
+	outbuf_puts(ob, "prof_prefix:");
+	outbuf_puts(ob, prefix);
+	/* gperftools dumps every 1 GiB allocated unless told otherwise */
+	const char *alloc = env_get("HEAP_PROFILE_ALLOCATION_INTERVAL");
+	outbuf_puts(ob, ",lg_prof_interval:");
+	if (env_u64(alloc, &v))
+		outbuf_i64(ob, v == 0 ? -1 : lg_round(v));
+	else
+		outbuf_puts(ob, "30");
+	if (env_u64(env_get("HEAP_PROFILE_INUSE_INTERVAL"), &v) && v > 0)
+		outbuf_puts(ob, ",prof_gdump:true");
+	if (env_u64(env_get("HEAP_PROFILE_TIME_INTERVAL"), &v) && v > 0) {
+		outbuf_puts(ob, ",prof_time_interval:");
+		outbuf_u64(ob, v);
+		outbuf_puts(ob, "s");
+	}
+	if (env_u64(env_get("HEAPPROFILESIGNAL"), &v) && v > 0 && v < 65) {
+		outbuf_puts(ob, ",prof_signal:");
+		outbuf_u64(ob, v);
+	}
+}
+
+/* 1 when a jemalloc is in the process (its MALLOC_CONF is then its own): a mapped libjemalloc,
+   or <prefix>mallctl in the executable's symbol tables. */
+static int jemalloc_in_process(void)
+{
+	static char maps[256 * 1024];
+	long n = sys_read_small("/proc/self/maps", maps, sizeof maps);
+	if (n > 0 && strstr(maps, "/libjemalloc"))
+		return 1;
+	struct elffile f;
+	struct allocsym_found a;
+	if (elffile_open(&f, "/proc/self/exe") != 0)
+		return 0;
+	allocsym_scan(&f, &a);
+	elffile_close(&f);
+	return a.jemalloc;
 }
 
 void options_load(void)
@@ -547,8 +645,40 @@ void options_load(void)
 		g_opts.secure = 1;
 		return;
 	}
-	static char envbuf[64 * 1024];
-	const char *conf = environ ? getenv("HEAPTAP_CONF") : conf_from_proc(envbuf, sizeof envbuf);
+	/* The variables of the tools heaptap replaces, lowest precedence first: MALLOC_CONF's
+	   shared keys (when no jemalloc of the process reads it), then gperftools' HEAPPROFILE
+	   family, then HEAPTAP_CONF, which wins. */
+	static char legacy[2048];
+	struct outbuf ob;
+	outbuf_init(&ob, legacy, sizeof legacy - 1, -1);
+	const char *mc = env_get("MALLOC_CONF"), *hp = env_get("HEAPPROFILE");
+	const char *names[2] = {NULL, NULL};
+	if (mc && *mc && !jemalloc_in_process()) {
+		translate_malloc_conf(mc, &ob);
+		if (ob.len)
+			names[0] = "MALLOC_CONF";
+	}
+	if (hp && *hp) {
+		translate_gperftools(hp, &ob);
+		names[names[0] ? 1 : 0] = "HEAPPROFILE";
+	}
+	legacy[ob.truncated ? 0 : ob.len] = 0;
+	const char *conf = env_get("HEAPTAP_CONF");
+	if (legacy[0]) {
+		options_parse(&g_opts, legacy, 2);
+		char line[2300];
+		outbuf_init(&ob, line, sizeof line - 1, -1);
+		outbuf_puts(&ob, "heaptap: options from ");
+		outbuf_puts(&ob, names[0]);
+		if (names[1]) {
+			outbuf_puts(&ob, " and ");
+			outbuf_puts(&ob, names[1]);
+		}
+		outbuf_puts(&ob, " (");
+		outbuf_puts(&ob, legacy);
+		outbuf_puts(&ob, conf && *conf ? "), then HEAPTAP_CONF, which wins\n" : ")\n");
+		(void)write_all(2, line, ob.len);
+	}
 	options_parse(&g_opts, conf, 2);
 }
 

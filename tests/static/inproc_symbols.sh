@@ -28,7 +28,7 @@ allowed=' _ITM_deregisterTMCloneTable _ITM_registerTMCloneTable __cxa_atexit __c
  fdatasync getenv sigaction sigemptyset sigfillset sigaddset pthread_sigmask
  sem_init sem_post sem_wait sem_clockwait sem_timedwait
  memchr memcmp memcpy memmove memset strchr strcmp strcpy strlen strncmp strrchr strstr
- strncpy strnlen
+ strncpy strnlen strcspn
  exp expm1 log log1p llround ceil floor
  dl_iterate_phdr dladdr dladdr1 dlinfo dlsym dlerror dlopen
  pthread_attr_destroy pthread_attr_getstack pthread_attr_init pthread_attr_setdetachstate
