@@ -322,10 +322,11 @@ HEAPTAP_TEXT static void record(struct tstate *t, void *p, uint64_t c, const voi
 	s->live_objs_fp += le.objs_fp;
 	s->live_bytes_fp += le.bytes_fp;
 	s->live_samples++;
-	if (core.accum) {
-		s->alloc_objs_fp += le.objs_fp;
-		s->alloc_bytes_fp += le.bytes_fp;
-	}
+	/* cumulative allocations are kept whatever prof_accum says: the delta profiles
+	   (delta.h: ?seconds=N, delta_heap, push) subtract two readings of them; dumps show
+	   them only with prof_accum (dump.c) */
+	s->alloc_objs_fp += le.objs_fp;
+	s->alloc_bytes_fp += le.bytes_fp;
 	core.live_samples++;
 	core.live_bytes_fp += le.bytes_fp;
 	if (core.live_bytes_fp > core.peak_bytes_fp) {

@@ -139,8 +139,9 @@ static int for_each_stack(const struct dump_source *src,
 	return 0;
 }
 
-/* Copies the nonzero stacks (dump lock held). */
-static int take_snapshot(void)
+/* Copies the nonzero stacks (dump lock held); view, when not NULL, rewrites each stack's
+   values first (delta profiles), else alloc_* are dropped unless prof_accum. */
+static int take_snapshot(const struct dump_view *view)
 {
 	nsnaps = 0;
 	if (!snaps) {
@@ -156,17 +157,22 @@ static int take_snapshot(void)
 	core_lock_tables();
 	for (uint32_t id = 0; id < core.stacks.n && nsnaps < snaps_cap; id++) {
 		const struct stack_entry *e = stacktab_get(&core.stacks, id);
-		if (e->live_objs_fp == 0 && e->alloc_objs_fp == 0)
+		struct dump_values v = {e->live_objs_fp, e->live_bytes_fp, e->alloc_objs_fp, e->alloc_bytes_fp};
+		if (view)
+			view->adjust(view->ctx, id, e, &v);
+		else if (!core.accum)
+			v.alloc_objs_fp = v.alloc_bytes_fp = 0;
+		if (v.live_objs_fp == 0 && v.alloc_objs_fp == 0)
 			continue;
 		struct snap *s = &snaps[nsnaps++];
 		/* operator new frames of a libstdc++ loaded after the sample are stripped here */
 		uint32_t skip = unwind_strip(stacktab_pcs(&core.stacks, e), e->depth);
 		s->pool_off = e->pool_off + skip;
 		s->depth = e->depth - skip;
-		s->live_objs = (double)e->live_objs_fp / one;
-		s->live_bytes = (double)e->live_bytes_fp;
-		s->alloc_objs = (double)e->alloc_objs_fp / one;
-		s->alloc_bytes = (double)e->alloc_bytes_fp;
+		s->live_objs = (double)v.live_objs_fp / one;
+		s->live_bytes = (double)v.live_bytes_fp;
+		s->alloc_objs = (double)v.alloc_objs_fp / one;
+		s->alloc_bytes = (double)v.alloc_bytes_fp;
 		s->live_samples = e->live_samples;
 	}
 	core_unlock_tables();
@@ -189,10 +195,10 @@ static void read_process_facts(void)
 }
 
 /* Fills src from a fresh snapshot (dump lock held). */
-static int prepare(struct dump_source *src, const char *trigger)
+static int prepare(struct dump_source *src, const char *trigger, const struct dump_view *view)
 {
 	memset(src, 0, sizeof *src);
-	int rc = take_snapshot();
+	int rc = take_snapshot(view);
 	if (rc)
 		return rc;
 	read_process_facts();
@@ -200,9 +206,9 @@ static int prepare(struct dump_source *src, const char *trigger)
 		sys_log_once(&log_once_snapshot, "cannot read /proc/self/maps", " (dumps have no map)",
 		             NULL);
 	src->sample_period = __atomic_load_n(&core.period, __ATOMIC_RELAXED);
-	src->accum = core.accum;
+	src->accum = view ? 1 : core.accum;
 	src->time_ns = sys_now_ns();
-	src->start_time_ns = core.start_time_ns;
+	src->start_time_ns = view ? view->since_ns : core.start_time_ns;
 	src->pid = (int)getpid();
 	src->exe_path = exe_path;
 	src->cmdline = cmdline;
@@ -240,7 +246,23 @@ int dump_fd(int fd, enum dump_format fmt, const char *why)
 	tstate_enter();
 	dump_lock();
 	struct dump_source src;
-	int rc = prepare(&src, why ? why : "manual");
+	int rc = prepare(&src, why ? why : "manual", NULL);
+	if (rc == 0)
+		rc = write_format(&src, fd, fmt);
+	dump_unlock();
+	tstate_leave();
+	return rc;
+}
+
+int dump_fd_view(int fd, enum dump_format fmt, const char *why, const struct dump_view *view)
+{
+	core_init();
+	if (!core.enabled)
+		return -ENOENT;
+	tstate_enter();
+	dump_lock();
+	struct dump_source src;
+	int rc = prepare(&src, why ? why : "delta", view);
 	if (rc == 0)
 		rc = write_format(&src, fd, fmt);
 	dump_unlock();
@@ -516,7 +538,7 @@ int dump_named(enum dump_trigger trig, char *name, size_t cap)
 
 	struct dump_source src;
 	if (rc == 0)
-		rc = prepare(&src, trigger_table[trig].name);
+		rc = prepare(&src, trigger_table[trig].name, NULL);
 	char path[DUMP_PATH_MAX];
 	unsigned fmt = o->prof_format ? o->prof_format : DUMP_HEAPV2;
 	int named = 0;
@@ -555,7 +577,7 @@ int dump_path(const char *path)
 	tstate_enter();
 	dump_lock();
 	struct dump_source src;
-	int rc = prepare(&src, "manual");
+	int rc = prepare(&src, "manual", NULL);
 	if (rc == 0)
 		rc = write_file(&src, path, fmt);
 	note_outcome(TRIG_MANUAL, rc);
