@@ -10,6 +10,7 @@
 #include "doorbell.h"
 #include "dump.h"
 #include "options.h"
+#include "push.h"
 #include "sys.h"
 #include "tstate.h"
 
@@ -48,6 +49,9 @@ static void *bg_main(void *arg)
 		int64_t due = time_next;
 		if (gdump_pending && (!due || gdump_last + gdump_step < due))
 			due = gdump_last + gdump_step;
+		int64_t push_due = push_due_ns(); /* the push client's next profile or retry */
+		if (push_due && (!due || push_due < due))
+			due = push_due;
 		doorbell_wait(due);
 		uint64_t want[TRIG_COUNT];
 		doorbell_take(want);
@@ -66,6 +70,7 @@ static void *bg_main(void *arg)
 			gdump_last = now;
 		}
 		serve(want);
+		push_run(sys_mono_ns());
 	}
 	return NULL;
 }

@@ -26,6 +26,8 @@
 #include "http_routes.h"
 #include "http_server.h"
 #include "options.h"
+#include "procinfo.h"
+#include "push.h"
 #include "sys.h"
 #include "threads.h"
 
@@ -58,6 +60,8 @@ static void fork_child(void)
 	bgthread_fork_child();
 	cfi_fork_child();
 	http_server_fork_child(); /* the parent's server is not the child's */
+	procinfo_fork_child();
+	push_fork_child();
 	tstate_leave();
 }
 
@@ -170,6 +174,12 @@ void lifecycle_init(void)
 	if (core.enabled) {
 		atexit(at_exit);
 		start_triggers(o);
+		push_start();
+		if (push_enabled()) {
+			/* the push client runs on the background thread */
+			core_set_hook(bgthread_ensure);
+			bgthread_ensure();
+		}
 		check_interposition();
 	}
 	/* also with prof:false: the control plane then drives jemalloc's profiler */

@@ -3,8 +3,8 @@
  * profile (delta.h: inuse_* absolute, alloc_* since the previous push), encodes it for the
  * backend's dialect (pushfmt.h: Pyroscope /ingest, Pyroscope's Connect push API, Parca's
  * writeraw) with the process's labels, queues it, and sends the queue over plain HTTP with
- * timeouts and retries with backoff. Everything runs on its own thread, which no host
- * thread ever waits for; the queue is bounded (the oldest profile is dropped and counted);
+ * timeouts and retries with backoff. Everything runs on the collector's background thread
+ * (bgthread.c), which no host thread ever waits for; the queue is bounded (the oldest profile is dropped and counted);
  * its memory is mmap'd; nothing calls the host's malloc.
  *
  * Not the encodings (pushfmt.h) nor the HTTP client (pushhttp.h).
@@ -26,12 +26,18 @@ struct push_counts {
 };
 void push_get_counts(struct push_counts *out);
 
-/* 1 when push_url is set and the client was started. */
+/* 1 when push_url is set and valid. */
 int push_enabled(void);
 
-/* Starts the push thread when push_url is set (lifecycle.c, at start). Logs once on a bad
-   URL. May allocate inside pthread_create only. */
+/* Reads the push_* options (lifecycle.c, at start; the background thread must then be
+   started). Logs once on a bad URL or an unknown dialect. */
 void push_start(void);
+
+/* When the background thread must call push_run next (monotonic ns), 0 when never. */
+int64_t push_due_ns(void);
+/* On the background thread: takes a profile when one is due and sends what the queue holds
+   and may be tried now (each attempt bounded by push_timeout_ms). */
+void push_run(int64_t now_mono_ns);
 
 /* In a fork child: the parent's thread is gone; the child starts its own on next start. */
 void push_fork_child(void);
