@@ -26,7 +26,7 @@ SAN      := -fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recov
 TSAN     := -fsanitize=thread -fno-omit-frame-pointer -DHEAPTAP_LOCKRANK
 
 # Profile code that runs inside the host: writers and math, no malloc.
-PROFILE_INPROC := $(wildcard profile/heapv2_write.c profile/pprof_write.c profile/unbias.c profile/pbwrite.c profile/legacy_write.c)
+PROFILE_INPROC := $(wildcard profile/heapv2_write.c profile/pprof_write.c profile/unbias.c profile/pbwrite.c profile/legacy_write.c profile/pushfmt.c)
 
 BASE_SRC    := $(wildcard base/*.c)
 PROFILE_SRC := $(wildcard profile/*.c)

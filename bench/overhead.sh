@@ -27,7 +27,18 @@ JE=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2
 TC=/usr/lib/x86_64-linux-gnu/libtcmalloc.so.4
 PY=/usr/bin/python3.11
 T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+PUSH_PID=
+trap '[ -n "$PUSH_PID" ] && kill "$PUSH_PID" 2>/dev/null; rm -rf "$T"' EXIT
+# The push rows (docs/FLEET.md "Cost"): heaptap pushing to a loopback stand-in of Pyroscope's
+# Connect API every 1 s and every 15 s (the default).
+PUSH_PORT=
+if command -v python3 >/dev/null; then
+	mkdir -p "$T/push"
+	python3 "$(dirname "$0")/../tests/e2e/lib/push_standin.py" connect "$T/push" >/dev/null 2>&1 &
+	PUSH_PID=$!
+	for _ in $(seq 50); do [ -s "$T/push/port" ] && break; sleep 0.1; done
+	PUSH_PORT=$(cat "$T/push/port" 2>/dev/null)
+fi
 mkdir -p "$B"
 cc -std=gnu11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -pthread -o "$B/mallocbench" bench/mallocbench.c || exit 1
 [ -x /usr/bin/time ] || { echo "overhead.sh: GNU time (/usr/bin/time) is missing (apt-get install time)"; exit 1; }
@@ -43,9 +54,10 @@ for rnd in range(2):
 print(s)
 PY
 
-configs=(none heaptap heaptap-oom heaptap-peak jemalloc jemalloc-prof tcmalloc tcmalloc-heapprof heaptrack)
+configs=(none heaptap heaptap-oom heaptap-peak heaptap-push1s heaptap-push15s jemalloc jemalloc-prof tcmalloc tcmalloc-heapprof heaptrack)
 have() {
 	case $1 in
+	heaptap-push*) [ -f "$LIB" ] && [ -n "$PUSH_PORT" ] ;;
 	heaptap*) [ -f "$LIB" ] && nm -D --defined-only "$LIB" | grep -qw malloc ;;
 	jemalloc*) [ -f "$JE" ] ;;
 	tcmalloc*) [ -f "$TC" ] ;;
@@ -66,6 +78,8 @@ run() {
 	# profile (a copy of the live sums at every 10 % of growth), at the default rate
 	heaptap-oom) pre=(env LD_PRELOAD="$LIB" HEAPTAP_CONF="prof_prefix:$T/d/ht,prof_oom:true") ;;
 	heaptap-peak) pre=(env LD_PRELOAD="$LIB" HEAPTAP_CONF="prof_prefix:$T/d/ht,prof_peak:true") ;;
+	heaptap-push1s|heaptap-push15s)
+		pre=(env LD_PRELOAD="$LIB" HEAPTAP_CONF="prof_prefix:$T/d/ht,push_url:http://127.0.0.1:$PUSH_PORT/push.v1.PusherService/Push,push_interval:${cfg#heaptap-push}") ;;
 	jemalloc) pre=(env LD_PRELOAD="$JE") ;;
 	jemalloc-prof) pre=(env LD_PRELOAD="$JE" MALLOC_CONF="prof:true,prof_final:true,prof_prefix:$T/d/je") ;;
 	tcmalloc) pre=(env LD_PRELOAD="$TC") ;;

@@ -12,6 +12,7 @@
 #include "dump.h"
 #include "memwatch.h"
 #include "options.h"
+#include "push.h"
 #include "sys.h"
 #include "tstate.h"
 
@@ -53,6 +54,9 @@ static void *bg_main(void *arg)
 		int64_t watch = memwatch_due();
 		if (watch && (!due || watch < due))
 			due = watch;
+		int64_t push_due = push_due_ns(); /* the push client's next profile or retry */
+		if (push_due && (!due || push_due < due))
+			due = push_due;
 		doorbell_wait(due);
 		uint64_t want[TRIG_COUNT];
 		doorbell_take(want);
@@ -74,6 +78,7 @@ static void *bg_main(void *arg)
 		char reason[256];
 		if (memwatch_check(sys_mono_ns(), reason, sizeof reason))
 			dump_named_why(TRIG_OOM, reason, NULL, 0);
+		push_run(sys_mono_ns());
 	}
 	return NULL;
 }

@@ -392,7 +392,10 @@ HEAPTAP_TEXT static void record(struct tstate *t, void *p, uint64_t c, const voi
 		weigh(c, &objs_fp, &bytes_fp);
 		core.truncated_bytes_fp += bytes_fp;
 	}
-	account_locked(&le, core.accum);
+	/* cumulative allocations are kept whatever prof_accum says: the delta profiles
+	   (delta.h: ?seconds=N, delta_heap, push) subtract two readings of them; dumps show
+	   them only with prof_accum (dump.c) */
+	account_locked(&le, 1);
 	if (core.live_bytes_fp > core.peak_bytes_fp) {
 		core.peak_bytes_fp = core.live_bytes_fp;
 		gdump = core.gdump;

@@ -165,8 +165,10 @@ static int for_each_stack(const struct dump_source *src,
 }
 
 /* Copies the nonzero stacks' counts (dump lock held) into snaps, mapped to fit and kept for
-   the next dump; the PCs stay in the stack table, held until release_snapshot. */
-static int take_snapshot(void)
+   the next dump; the PCs stay in the stack table, held until release_snapshot. view, when not
+   NULL, rewrites each stack's values first (delta profiles), else alloc_* are dropped unless
+   prof_accum. */
+static int take_snapshot(const struct dump_view *view)
 {
 	nsnaps = 0;
 	const double one = (double)(1u << STACKTAB_OBJS_SHIFT);
@@ -190,17 +192,24 @@ static int take_snapshot(void)
 	uint32_t end = stacktab_id_end(&core.stacks);
 	for (uint32_t id = 0; id < end && nsnaps < snaps_cap; id++) {
 		const struct stack_entry *e = stacktab_get(&core.stacks, id);
-		if (e->depth == 0 || (e->live_objs_fp == 0 && e->alloc_objs_fp == 0))
+		if (e->depth == 0)
+			continue;
+		struct dump_values v = {e->live_objs_fp, e->live_bytes_fp, e->alloc_objs_fp, e->alloc_bytes_fp};
+		if (view)
+			view->adjust(view->ctx, id, e, &v);
+		else if (!core.accum)
+			v.alloc_objs_fp = v.alloc_bytes_fp = 0;
+		if (v.live_objs_fp == 0 && v.alloc_objs_fp == 0)
 			continue;
 		struct snap *s = &snaps[nsnaps++];
 		/* operator new frames of a libstdc++ loaded after the sample are stripped here */
 		uint32_t skip = unwind_strip(e->pcs, e->depth);
 		s->pcs = e->pcs + skip;
 		s->depth = e->depth - skip;
-		s->live_objs = (double)e->live_objs_fp / one;
-		s->live_bytes = (double)e->live_bytes_fp;
-		s->alloc_objs = (double)e->alloc_objs_fp / one;
-		s->alloc_bytes = (double)e->alloc_bytes_fp;
+		s->live_objs = (double)v.live_objs_fp / one;
+		s->live_bytes = (double)v.live_bytes_fp;
+		s->alloc_objs = (double)v.alloc_objs_fp / one;
+		s->alloc_bytes = (double)v.alloc_bytes_fp;
 		s->live_samples = e->live_samples;
 	}
 	drops.dropped_samples = core.dropped_stacks + core.dropped_live;
@@ -241,9 +250,11 @@ static void read_process_facts(void)
 	cmdline[m] = 0;
 }
 
-/* Fills src from a fresh snapshot (dump lock held); with peak, from the peak profile's copy
+/* Fills src from a fresh snapshot (dump lock held), its values rewritten by view when not
+   NULL (dump_fd_view); with peak, from the peak profile's copy
    (peakprof.h), whose memory figures are only the heap's at the peak. */
-static int prepare(struct dump_source *src, const char *trigger, int peak)
+static int prepare(struct dump_source *src, const char *trigger, int peak,
+                   const struct dump_view *view)
 {
 	memset(src, 0, sizeof *src);
 	int jemalloc = __atomic_load_n(&from_jemalloc, __ATOMIC_ACQUIRE);
@@ -256,7 +267,7 @@ static int prepare(struct dump_source *src, const char *trigger, int peak)
 		rc = peakprof_view_locked(&peak_bytes);
 		core_unlock_tables();
 	} else {
-		rc = jemalloc ? jemalloc_dump_take(&period, &accum) : take_snapshot();
+		rc = jemalloc ? jemalloc_dump_take(&period, &accum) : take_snapshot(view);
 	}
 	if (rc)
 		return rc;
@@ -273,9 +284,9 @@ static int prepare(struct dump_source *src, const char *trigger, int peak)
 		             NULL);
 	jemalloc = jemalloc && !peak;
 	src->sample_period = jemalloc ? period : __atomic_load_n(&core.period, __ATOMIC_RELAXED);
-	src->accum = jemalloc ? accum : core.accum;
+	src->accum = jemalloc ? accum : view ? 1 : core.accum;
 	src->time_ns = sys_now_ns();
-	src->start_time_ns = core.start_time_ns;
+	src->start_time_ns = view ? view->since_ns : core.start_time_ns;
 	src->pid = (int)getpid();
 	src->exe_path = exe_path;
 	src->cmdline = cmdline;
@@ -316,7 +327,23 @@ int dump_fd(int fd, enum dump_format fmt, const char *why)
 	dump_lock();
 	struct dump_source src;
 	int peak = why && strcmp(why, "peak") == 0;
-	int rc = prepare(&src, why ? why : "manual", peak);
+	int rc = prepare(&src, why ? why : "manual", peak, NULL);
+	if (rc == 0)
+		rc = write_format(&src, fd, fmt);
+	dump_unlock();
+	tstate_leave();
+	return rc;
+}
+
+int dump_fd_view(int fd, enum dump_format fmt, const char *why, const struct dump_view *view)
+{
+	core_init();
+	if (!core.enabled)
+		return -ENOENT;
+	tstate_enter();
+	dump_lock();
+	struct dump_source src;
+	int rc = prepare(&src, why ? why : "delta", 0, view);
 	if (rc == 0)
 		rc = write_format(&src, fd, fmt);
 	dump_unlock();
@@ -599,7 +626,7 @@ int dump_named_why(enum dump_trigger trig, const char *reason, char *name, size_
 
 	struct dump_source src;
 	if (rc == 0)
-		rc = prepare(&src, trigger_table[trig].name, trig == TRIG_PEAK);
+		rc = prepare(&src, trigger_table[trig].name, trig == TRIG_PEAK, NULL);
 	if (rc == 0)
 		src.reason = reason;
 	sync_files = trig == TRIG_OOM;
@@ -642,7 +669,7 @@ int dump_path(const char *path)
 	tstate_enter();
 	dump_lock();
 	struct dump_source src;
-	int rc = prepare(&src, "manual", 0);
+	int rc = prepare(&src, "manual", 0, NULL);
 	if (rc == 0)
 		rc = write_file(&src, path, fmt);
 	note_outcome(TRIG_MANUAL, rc);

@@ -24,6 +24,28 @@
    when prof_peak is off or nothing was copied yet). */
 int dump_fd(int fd, enum dump_format fmt, const char *why);
 
+/* A stack's four values as the table keeps them (objects in 2^STACKTAB_OBJS_SHIFT units). */
+struct dump_values {
+	uint64_t live_objs_fp, live_bytes_fp, alloc_objs_fp, alloc_bytes_fp;
+};
+
+struct stack_entry;
+
+/* How a delta profile (delta.h) rewrites the snapshot. */
+struct dump_view {
+	/* Called under the table lock once for every stack id in the table, in id order, with
+	   the entry and its values, which it may change (what is left zero is not written).
+	   Must not lock, allocate or block. */
+	void (*adjust)(void *ctx, uint32_t id, const struct stack_entry *e, struct dump_values *v);
+	void *ctx;
+	/* wall-clock start of the window, ns: duration_nanos = snapshot time - since_ns;
+	   0 writes no duration (an absolute profile) */
+	int64_t since_ns;
+};
+
+/* As dump_fd, with the values rewritten by view (alloc_* written whatever prof_accum). */
+int dump_fd_view(int fd, enum dump_format fmt, const char *why, const struct dump_view *view);
+
 /* Writes a dump for trig under prof_prefix in the configured formats, with jemalloc's file
    names, atomically. 0 or -errno (-EINVAL: no prof_prefix; -ECANCELED: the process is
    exiting and trig is not TRIG_FINAL). When name is not NULL, the first file's path is

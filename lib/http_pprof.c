@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "backend.h"
+#include "http_delta.h"
 #include "symbolz.h"
 #include "sys.h"
 
@@ -134,9 +135,35 @@ static void go_error(struct http_exchange *x, int status, const char *msg)
 	http_server_header(x, "X-Go-Pprof", "1");
 }
 
+/* Profiles of Go's layout that a C heap has no equivalent of (404), or that heaptap does not
+   take yet (501); scrapers ask for them by default (docs/FLEET.md leaves them out). */
+static int unserved(struct http_exchange *x, const char *name)
+{
+	static const char *const none[] = {"goroutine", "block", "mutex", "threadcreate"};
+	for (size_t i = 0; i < sizeof none / sizeof none[0]; i++) {
+		if (strcmp(name, none[i]) == 0) {
+			go_error(x, 404, "Unknown profile: heaptap profiles the heap only (heap, allocs, "
+			                 "delta_heap); see docs/FLEET.md for scrape configurations");
+			return 1;
+		}
+	}
+	if (strcmp(name, "profile") == 0 || strcmp(name, "trace") == 0) {
+		go_error(x, 501, "heaptap has no CPU profiler nor tracer: only heap, allocs and "
+		                 "delta_heap are served (docs/FLEET.md)");
+		return 1;
+	}
+	return 0;
+}
+
 void http_pprof_go(struct http_exchange *x, const char *name)
 {
 	int allocs = strcmp(name, "allocs") == 0;
+	if (unserved(x, name))
+		return;
+	if (strcmp(name, "delta_heap") == 0) {
+		http_delta_heap(x);
+		return;
+	}
 	if (!allocs && strcmp(name, "heap") != 0) {
 		go_error(x, 404, "Unknown profile");
 		return;
@@ -159,10 +186,11 @@ void http_pprof_go(struct http_exchange *x, const char *name)
 			go_error(x, 400, "seconds and debug params are incompatible");
 			return;
 		}
-		/* A delta needs two snapshots and a subtraction of stack tables that the collector
-		   does not keep; say so instead of serving a wrong profile. */
-		go_error(x, 400, "heaptap does not serve delta profiles (seconds=N): fetch two profiles "
-		                 "and compare them with go tool pprof -diff_base or heaptap diff");
+		if (secs > HTTP_DELTA_MAX_SECONDS) {
+			go_error(x, 400, "seconds must be at most 120 (the request waits that long on the server)");
+			return;
+		}
+		http_delta_seconds(x, allocs, secs);
 		return;
 	}
 	/* gc=N is accepted and ignored: there is no collector to run in a C heap. */
@@ -182,18 +210,8 @@ void http_pprof_go(struct http_exchange *x, const char *name)
 		http_server_header(x, "Content-Disposition", allocs ? "attachment; filename=\"allocs\""
 		                                            : "attachment; filename=\"heap\"");
 		rc = b->dump_fd(http_server_body_fd(x), DUMP_PPROF, why);
-		if (rc == 0 && allocs) {
-			/* Go's allocs profile defaults to alloc_space. A second gzip member holding one
-			   more Profile field, default_sample_type (14) = 3 (the writer's fixed string
-			   index of "alloc_space"), is concatenated: gzip readers inflate every member and
-			   protobuf keeps the last value of a scalar field. */
-			static const unsigned char member[] = {
-				0x1f, 0x8b, 0x08, 0x00, 0, 0, 0, 0, 0x00, 0xff, /* gzip header */
-				0x01, 0x02, 0x00, 0xfd, 0xff, 0x70, 0x03,       /* stored block: 70 03 */
-				0xb3, 0x3a, 0xef, 0xf7, 0x02, 0x00, 0x00, 0x00, /* crc32, size */
-			};
-			outbuf_put(&x->ob, member, sizeof member);
-		}
+		if (rc == 0 && allocs)
+			http_delta_default_alloc_space(x);
 	}
 	if (rc < 0) {
 		x->headers_len = 0;
@@ -211,10 +229,13 @@ void http_pprof_go_index(struct http_exchange *x)
 	            "<table>\n<thead><td>Count</td><td>Profile</td></thead>\n"
 	            "<tr><td>1</td><td><a href='allocs?debug=1'>allocs</a></td></tr>\n"
 	            "<tr><td>1</td><td><a href='heap?debug=1'>heap</a></td></tr>\n"
+	            "<tr><td>1</td><td><a href='delta_heap'>delta_heap</a></td></tr>\n"
 	            "</table>\n<a href=\"cmdline\">cmdline</a>\n<br>\n<a href=\"symbol\">symbol</a>\n<br>\n"
 	            "<p>\nProfile Descriptions:\n<ul>\n"
 	            "<li><div class=profile-name>allocs: </div> A sampling of all past memory allocations "
-	            "(needs HEAPTAP_CONF=prof_accum:true)</li>\n"
+	            "(with ?seconds=N: those of the next N seconds; else needs HEAPTAP_CONF=prof_accum:true)</li>\n"
+	            "<li><div class=profile-name>delta_heap: </div> allocations since the previous request "
+	            "to it, and the live objects</li>\n"
 	            "<li><div class=profile-name>heap: </div> A sampling of memory allocations of live objects.</li>\n"
 	            "</ul>\n</p>\n</body>\n</html>\n");
 }

@@ -15,4 +15,5 @@ void http_pprof_cmdline(struct http_exchange *x, int go_style);
 void http_pprof_go(struct http_exchange *x, const char *name); /* /debug/pprof/<name> */
 void http_pprof_go_index(struct http_exchange *x);
 
+
 #endif

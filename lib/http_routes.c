@@ -13,9 +13,11 @@
 
 #include "../include/heaptap.h"
 #include "backend.h"
+#include "http_delta.h"
 #include "http_limit.h"
 #include "http_mesos.h"
 #include "http_pprof.h"
+#include "metrics.h"
 #include "options.h"
 #include "rundir.h"
 
@@ -140,11 +142,12 @@ static void index_page(struct http_exchange *x)
 	outbuf_puts(&x->ob,
 	            ")\n\n"
 	            "jeprof:    /pprof/heap  /pprof/symbol (GET, POST)  /pprof/cmdline  /debug/mem/pprof/profile\n"
-	            "go pprof:  /debug/pprof/  /debug/pprof/heap[?debug=1]  /debug/pprof/allocs\n"
-	            "           /debug/pprof/symbol  /debug/pprof/cmdline\n"
+	            "go pprof:  /debug/pprof/  /debug/pprof/heap[?debug=1|?seconds=N]  /debug/pprof/allocs[?seconds=N]\n"
+	            "           /debug/pprof/delta_heap  /debug/pprof/symbol  /debug/pprof/cmdline\n"
 	            "mesos:     /memory-profiler/start?duration=5mins  /memory-profiler/stop\n"
 	            "           /memory-profiler/state  /memory-profiler/statistics\n"
 	            "           /memory-profiler/download/raw|text|graph?id=N\n"
+	            "metrics:   /metrics (Prometheus)\n"
 	            "heaptap:   /heaptap/stats  /heaptap/dump  /heaptap/active?on=1|0  /heaptap/sample?lg=N\n");
 }
 
@@ -173,6 +176,9 @@ static void dispatch(struct http_exchange *x)
 		http_pprof_go(x, p + 13);
 	} else if (strncmp(p, "/memory-profiler/", 17) == 0) {
 		http_mesos_dispatch(x, p + 17);
+	} else if (strcmp(p, "/metrics") == 0) {
+		x->ctype = METRICS_CONTENT_TYPE;
+		metrics_write(&x->ob);
 	} else if (strcmp(p, "/heaptap/stats") == 0) {
 		route_stats(x);
 	} else if (strcmp(p, "/heaptap/dump") == 0) {
@@ -206,11 +212,19 @@ static void fork_child(void)
 {
 	rundir_fork_child(); /* the child gets its own directory (its pid is in the name) */
 	http_mesos_fork_child();
+	http_delta_fork_child();
+}
+
+/* The Mesos jobs' clock and the end of the earliest ?seconds=N window. */
+static int64_t tick(int64_t now_ms)
+{
+	int64_t a = http_mesos_tick(now_ms), b = http_delta_tick(now_ms);
+	return a < 0 ? b : b < 0 ? a : a < b ? a : b;
 }
 
 const struct http_app http_routes_app = {
 	.dispatch = dispatch,
-	.tick = http_mesos_tick,
+	.tick = tick,
 	.busy = http_mesos_busy,
 	.fork_child = fork_child,
 	.policy = policy,

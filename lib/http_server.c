@@ -80,6 +80,7 @@ struct conn {
 	int64_t progress_ms;        /* the client last took reply bytes at */
 	int64_t write_end_ms;       /* the whole reply must be taken by */
 	uint64_t pinned;            /* bytes of the slot's memfd held for this reply */
+	uint64_t serial;            /* the request's number (http_exchange.serial) */
 };
 
 static struct conn conns[HTTP_SLOTS];
@@ -100,6 +101,7 @@ static struct http_policy policy;
 static const struct http_app *app;
 static int slots_ready;
 static struct http_server_counts counts; /* written by the server thread, read by anyone */
+static uint64_t next_serial;             /* the server thread's */
 static char refused_addr[256];           /* the last address refused at start (logged once) */
 
 static void bump(uint64_t *counter)
@@ -618,6 +620,7 @@ static void conn_handle(struct conn *c)
 	x->body_fd = c->memfd;
 	x->file_fd = -1;
 	x->wait = 0;
+	x->serial = c->serial;
 	outbuf_init(&x->ob, x->obuf, sizeof x->obuf, c->memfd);
 	http_server_body_reset(x);
 
@@ -842,6 +845,7 @@ static void server_accept(void)
 		}
 		c->fd = fd;
 		c->fd_ino = fd_ino(fd);
+		c->serial = ++next_serial;
 		c->state = C_HEAD;
 		c->head_len = 0;
 		c->since_ms = now;

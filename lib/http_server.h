@@ -39,7 +39,11 @@ struct http_exchange {
 	int body_fd;               /* memfd holding the body (owned by the server) */
 	int file_fd;               /* >= 0: serve this file instead of body_fd (the server closes it) */
 	int wait;                  /* 1: no reply yet; dispatch the request again once the
-	                              application's busy() is 0 (a background job is running) */
+	                              application's busy() is 0 (a background job is running),
+	                              and at least at the time tick() asks for; a request
+	                              parked longer than 135 s is dropped */
+	uint64_t serial;           /* the request's number, the same on every dispatch of it
+	                              (a parked request is known again by it); never 0 */
 };
 
 /* Whom the server admits besides the host's own user (getuid, geteuid) and root. */

@@ -28,6 +28,8 @@
 #include "memwatch.h"
 #include "peakprof.h"
 #include "options.h"
+#include "procinfo.h"
+#include "push.h"
 #include "sys.h"
 #include "threads.h"
 
@@ -61,6 +63,8 @@ static void fork_child(void)
 	memwatch_fork_child();
 	cfi_fork_child();
 	http_server_fork_child(); /* the parent's server is not the child's */
+	procinfo_fork_child();
+	push_fork_child();
 	tstate_leave();
 }
 
@@ -181,6 +185,12 @@ void lifecycle_init(void)
 		}
 		atexit(at_exit);
 		start_triggers(o);
+		push_start();
+		if (push_enabled()) {
+			/* the push client runs on the background thread */
+			core_set_hook(bgthread_ensure);
+			bgthread_ensure();
+		}
 		if (backend_get() != &jemalloc_backend)
 			check_interposition(); /* jemalloc's profiler sees what heaptap's malloc does not */
 	}

@@ -38,6 +38,10 @@ void options_init(struct options *o)
 	o->prof_bt_max = 128;
 	o->prof_max_stacks = 0; /* no budget: the tables grow */
 	o->prof_max_live = 0;
+	o->push_interval_ms = 15000;
+	o->push_queue = 8;
+	o->push_timeout_ms = 10000;
+	o->push_retries = 3;
 	o->prof_dump_mode = 0600;
 	o->http_dump_rate_ms = 1000;
 	o->prof_oom_nat = 3;
@@ -474,6 +478,33 @@ static void apply(struct options *o, struct span key, struct span v, struct repo
 			bad_value(r, key, v, "a directory shorter than 256 bytes", "found from /proc");
 		return;
 	}
+	/* the push client: strings as given (push.c checks the URL and the format) */
+#define STR_KEY(name, what)                                                   \
+	if (span_eq(key, #name)) {                                            \
+		if (parse_string(v, o->name, sizeof o->name))                 \
+			bad_value(r, key, v, what, "none");                   \
+		return;                                                       \
+	}
+	STR_KEY(push_url, "an http:// URL shorter than 512 bytes")
+	STR_KEY(push_format, "ingest, ingest-multipart, connect or parca")
+	STR_KEY(push_service, "a name shorter than 128 bytes")
+	STR_KEY(push_labels, "name=value pairs joined by '+', shorter than 512 bytes")
+	STR_KEY(push_token, "a token shorter than 256 bytes")
+	STR_KEY(push_basic, "user:password shorter than 256 bytes")
+	STR_KEY(push_tenant, "a tenant shorter than 128 bytes")
+#undef STR_KEY
+	if (span_eq(key, "push_interval")) {
+		if (parse_duration_ms(v, &u) == 0 && u >= 1000 && u <= 86400000) {
+			o->push_interval_ms = u;
+		} else {
+			fmt_u(cur, o->push_interval_ms);
+			bad_value(r, key, v, "<N>[ms|s|m|h] from 1s to 24h", cur);
+		}
+		return;
+	}
+	U64_KEY(push_queue, 1, 64, "1..64")
+	U64_KEY(push_timeout_ms, 100, 600000, "100..600000 milliseconds")
+	U64_KEY(push_retries, 0, 100, "0..100")
 	problem(r, "unknown option '", key, "' (ignored)", NULL, NULL);
 #undef BOOL_KEY
 #undef U64_KEY

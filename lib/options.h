@@ -55,6 +55,18 @@ struct options {
 	uint64_t prof_mem_limit;     /* the limit in bytes when no smaller cgroup limit (0 = none) */
 	char mem_cgroup[256];        /* the memory cgroup's directory ("" = found from /proc) */
 	int prof_peak;               /* keep the profile of the live heap at its peak (false) */
+	/* the push client (push.h, docs/FLEET.md) */
+	char push_url[512];          /* http://host:port/path of the backend, "" none */
+	uint64_t push_interval_ms;   /* a profile this often (15 s) */
+	char push_format[24];        /* ingest, ingest-multipart, connect, parca; "" from the path */
+	char push_service[128];      /* service_name ("" the program's name) */
+	char push_labels[512];       /* user labels, name=value joined by '+' */
+	char push_token[256];        /* Authorization: Bearer */
+	char push_basic[256];        /* Authorization: Basic of user:password */
+	char push_tenant[128];       /* X-Scope-OrgID */
+	uint64_t push_queue;         /* profiles kept while the backend is down (8) */
+	uint64_t push_timeout_ms;    /* connect + send + reply, per attempt (10000) */
+	uint64_t push_retries;       /* attempts per profile beyond the first (3) */
 };
 
 /* Fills o with the defaults. */

@@ -1,6 +1,6 @@
 /*
  * stacktab.h - the stack table: interns each distinct vector of program counters once and
- * keeps, per stack, the unbiased live objects/bytes and (with prof_accum) cumulative
+ * keeps, per stack, the unbiased live objects/bytes and cumulative
  * allocations as fixed-point integers, so that adding and removing the same sample cancels
  * exactly.
  *
@@ -40,7 +40,7 @@ struct stack_entry {
 	uint32_t gen;           /* bumped each time the entry is reused for another stack */
 	uint64_t live_objs_fp;  /* sum of weight * 2^16 over live samples */
 	uint64_t live_bytes_fp; /* sum of round(weight * size) over live samples */
-	uint64_t alloc_objs_fp; /* cumulative, only maintained with prof_accum */
+	uint64_t alloc_objs_fp; /* cumulative, always (dumps show it with prof_accum; delta.h) */
 	uint64_t alloc_bytes_fp;
 	uint64_t live_samples;  /* raw sampled objects alive */
 };

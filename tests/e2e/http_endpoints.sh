@@ -125,7 +125,7 @@ fetch "/debug/pprof/heap?seconds=5&debug=1"
 grep -qx 'seconds and debug params are incompatible' "$tmp/body" || fail "seconds+debug reply: $(cat "$tmp/body")"
 fetch /debug/pprof/goroutine
 expect_code 404 "/debug/pprof/goroutine"
-grep -qx 'Unknown profile' "$tmp/body" || fail "unknown profile body: $(cat "$tmp/body")"
+grep -q '^Unknown profile: heaptap profiles the heap only' "$tmp/body" || fail "unknown profile body: $(cat "$tmp/body")"
 fetch /debug/pprof/
 expect_code 200 "/debug/pprof/ index"
 grep -q "heap?debug=1" "$tmp/body" || fail "index has no heap link"

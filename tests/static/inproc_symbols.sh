@@ -40,7 +40,7 @@ allowed=' _ITM_deregisterTMCloneTable _ITM_registerTMCloneTable __cxa_atexit __c
  _ULx86_64_local_addr_space
  deflate deflateEnd deflateInit2_ crc32
  socket bind listen accept accept4 setsockopt getsockopt getsockname connect recv send shutdown inet_ntop inet_pton
- chmod lstat getuid geteuid
+ chmod lstat getuid geteuid uname
  posix_spawn posix_spawn_file_actions_init posix_spawn_file_actions_addopen
  posix_spawn_file_actions_adddup2 posix_spawn_file_actions_destroy '
 
