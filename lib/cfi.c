@@ -9,6 +9,7 @@
  * numbers (6 rbp, 7 rsp, 16 return address).
  */
 #include "cfi.h"
+#include "../base/bisect.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -382,6 +383,18 @@ static int32_t s32_at(const uint8_t *p)
 	return v;
 }
 
+/* The binary search table of .eh_frame_hdr: pairs of sdata4 (start, FDE) relative to hdr. */
+struct hdr_table {
+	const uint8_t *hdr, *tab;
+};
+
+/* bisect key: entry i's start address */
+static uint64_t table_start(const void *ctx, size_t i)
+{
+	const struct hdr_table *t = ctx;
+	return (uintptr_t)t->hdr + (intptr_t)s32_at(t->tab + 8 * i);
+}
+
 /* Binary search of .eh_frame_hdr's table (datarel sdata4 pairs): the FDE that may cover pc. */
 static const uint8_t *find_fde(const uint8_t *hdr, uintptr_t pc, const struct span *o)
 {
@@ -395,16 +408,11 @@ static const uint8_t *find_fde(const uint8_t *hdr, uintptr_t pc, const struct sp
 	if (r.bad || count == 0 || count > ((uint64_t)1 << 32) || !inside(o, r.p, count * 8))
 		return NULL;
 	const uint8_t *tab = r.p; /* count pairs of sdata4 (start, FDE), relative to hdr */
-	uint64_t lo = 0, hi = count; /* find the last entry with start <= pc */
-	while (hi - lo > 1) {
-		uint64_t mid = lo + (hi - lo) / 2;
-		if ((uintptr_t)hdr + (intptr_t)s32_at(tab + 8 * mid) <= pc)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	if ((uintptr_t)hdr + (intptr_t)s32_at(tab + 8 * lo) > pc)
+	struct hdr_table ht = {hdr, tab};
+	size_t le = bisect_count_le((size_t)count, pc, table_start, &ht); /* entries starting <= pc */
+	if (le == 0)
 		return NULL;
+	uint64_t lo = le - 1;
 	const uint8_t *fde = hdr + (intptr_t)s32_at(tab + 8 * lo + 4);
 	return inside(o, fde, 8) ? fde : NULL;
 }

@@ -6,6 +6,7 @@
  * between it and the collector.
  */
 #include "jemalloc_backend.h"
+#include "../base/bisect.h"
 
 #include <dlfcn.h>
 #include <link.h>
@@ -74,16 +75,15 @@ static void add_range(uintptr_t lo, uintptr_t hi)
 	ranges[i].hi = hi;
 }
 
+/* bisect key: range i's start */
+static uint64_t range_lo(const void *ctx, size_t i)
+{
+	return ((const struct range *)ctx)[i].lo;
+}
+
 int jemalloc_backend_is_machinery(uintptr_t pc)
 {
-	size_t lo = 0, hi = nranges;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (ranges[mid].lo <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = bisect_count_le(nranges, pc, range_lo, ranges);
 	/* ranges may nest (aliases): look back a little for one that covers pc */
 	for (size_t i = lo; i-- > 0 && lo - i <= 8;)
 		if (pc < ranges[i].hi && pc >= ranges[i].lo)

@@ -7,6 +7,7 @@
  * All memory comes from mmap; the cache holds at most SYMZ_MAX_OBJS objects.
  */
 #include "symbolz.h"
+#include "../base/bisect.h"
 
 #include "../base/elffile.h"
 
@@ -210,16 +211,15 @@ int symbolz_begin(void)
 	return with;
 }
 
+/* bisect key: segment i's start */
+static uint64_t seg_lo(const void *ctx, size_t i)
+{
+	return ((const struct symz_seg *)ctx)[i].lo;
+}
+
 const char *symbolz_lookup(uintptr_t addr)
 {
-	size_t lo = 0, hi = nsegs;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (segs[mid].lo <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = bisect_count_le(nsegs, addr, seg_lo, segs);
 	if (lo == 0 || addr >= segs[lo - 1].hi)
 		return NULL;
 	const struct symz_obj *o = segs[lo - 1].obj;

@@ -4,6 +4,7 @@
  * It does not read or write any format and never runs inside the collector.
  */
 #include "model.h"
+#include "../base/bisect.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -457,6 +458,13 @@ static int map_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* bisect key: the start of the i-th mapping in address order */
+static uint64_t map_start_key(const void *ctx, size_t i)
+{
+	const struct profile *p = ctx;
+	return p->maps[((const struct profile_priv *)p->arena)->map_order[i]].start;
+}
+
 const struct prof_mapping *profile_find_mapping(const struct profile *p, uint64_t addr)
 {
 	struct profile_priv *pv = p->arena;
@@ -480,14 +488,7 @@ const struct prof_mapping *profile_find_mapping(const struct profile *p, uint64_
 	}
 	/* Last mapping with start <= addr, then walk back over overlapping ones, preferring a
 	   loaded mapping to an unloaded one. */
-	size_t lo = 0, hi = p->nmaps;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (p->maps[pv->map_order[mid]].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = bisect_count_le(p->nmaps, addr, map_start_key, p);
 	const struct prof_mapping *best = NULL;
 	for (size_t i = lo; i-- > 0;) {
 		const struct prof_mapping *m = &p->maps[pv->map_order[i]];

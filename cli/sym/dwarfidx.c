@@ -9,6 +9,7 @@
  * searches. This file does not know about ELF symbols, mappings or files on disk.
  */
 #include "dwarfidx.h"
+#include "../../base/bisect.h"
 
 #include "demangle.h"
 
@@ -138,17 +139,16 @@ static int add_curange(struct dwarfidx *x, size_t *cap, uint64_t lo, uint64_t hi
 	return 0;
 }
 
+/* bisect key: element i of an array of section offsets */
+static uint64_t u64_at(const void *ctx, size_t i)
+{
+	return ((const Dwarf_Off *)ctx)[i];
+}
+
 /* The CU whose unit DIE sits at offset off (cus are in section order), or -1. */
 static ptrdiff_t cu_at(const struct dwarfidx *x, const Dwarf_Off *offs, Dwarf_Off off)
 {
-	size_t lo = 0, hi = x->ncus;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (offs[mid] < off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = bisect_count_lt(x->ncus, off, u64_at, offs);
 	return lo < x->ncus && offs[lo] == off ? (ptrdiff_t)lo : -1;
 }
 
@@ -596,16 +596,15 @@ static void load_rangeless(struct dwarfidx *x)
 
 /* ---- look-ups ---- */
 
+/* bisect keys: the starts of CU ranges, of top-level ranges and of segments */
+static uint64_t curange_lo(const void *ctx, size_t i)
+{
+	return ((const struct curange *)ctx)[i].lo;
+}
+
 static struct cu *find_cu(struct dwarfidx *x, uint64_t vaddr)
 {
-	size_t lo = 0, hi = x->nranges;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (x->ranges[mid].lo <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = bisect_count_le(x->nranges, vaddr, curange_lo, x->ranges);
 	/* Ranges of different CUs rarely overlap; look back a little in case they do. */
 	for (size_t k = lo, steps = 0; k > 0 && steps < 16; k--, steps++) {
 		const struct curange *r = &x->ranges[k - 1];
@@ -615,31 +614,27 @@ static struct cu *find_cu(struct dwarfidx *x, uint64_t vaddr)
 	return NULL;
 }
 
+static uint64_t toprange_lo(const void *ctx, size_t i)
+{
+	return ((const struct toprange *)ctx)[i].lo;
+}
+
 static struct top *find_top(struct cu *c, uint64_t vaddr)
 {
-	size_t lo = 0, hi = c->ntr;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (c->tr[mid].lo <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = bisect_count_le(c->ntr, vaddr, toprange_lo, c->tr);
 	if (lo == 0 || vaddr >= c->tr[lo - 1].hi)
 		return NULL;
 	return &c->tops[c->tr[lo - 1].top];
 }
 
+static uint64_t seg_lo(const void *ctx, size_t i)
+{
+	return ((const struct seg *)ctx)[i].lo;
+}
+
 static const struct seg *find_seg(const struct top *t, uint64_t vaddr)
 {
-	size_t lo = 0, hi = t->nsegs;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (t->segs[mid].lo <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = bisect_count_le(t->nsegs, vaddr, seg_lo, t->segs);
 	if (lo == 0 || vaddr >= t->segs[lo - 1].hi)
 		return NULL;
 	return &t->segs[lo - 1];

@@ -6,6 +6,7 @@
  * docs/SYMBOLIZE.md). It does not demangle and does not read DWARF.
  */
 #include "elfsyms.h"
+#include "../../base/bisect.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -140,16 +141,15 @@ void elfsyms_release(struct elfsyms *s)
 	memset(s, 0, sizeof(*s));
 }
 
+/* bisect key: symbol i's start */
+static uint64_t sym_start(const void *ctx, size_t i)
+{
+	return ((const struct elfsym *)ctx)[i].start;
+}
+
 const struct elfsym *elfsyms_lookup(const struct elfsyms *s, uint64_t vaddr)
 {
-	size_t lo = 0, hi = s->n;
-	while (lo < hi) { /* first symbol with start > vaddr */
-		size_t mid = lo + (hi - lo) / 2;
-		if (s->v[mid].start <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = bisect_count_le(s->n, vaddr, sym_start, s->v); /* first start > vaddr */
 	if (lo == 0)
 		return NULL;
 	const struct elfsym *e = &s->v[lo - 1];

@@ -9,6 +9,7 @@
  * and, with HEAPTAP_TIMING=1, per-phase times; it parses no command line.
  */
 #include "symbolize.h"
+#include "../../base/bisect.h"
 
 #include "../../base/hash.h"
 #include "../../profile/arena.h"
@@ -201,18 +202,18 @@ static int main_mapping(const struct profile *p, const char *binary, const char 
 	return -1;
 }
 
+/* bisect key: the start of the i-th mapping in address order */
+static uint64_t map_start(const void *ctx, size_t i)
+{
+	const struct run *r = ctx;
+	return r->p->maps[r->order[i]].start;
+}
+
 /* The mapping holding addr, or -1 (the latest-starting one when they overlap). */
 static int find_map(const struct run *r, uint64_t addr)
 {
 	const struct profile *p = r->p;
-	size_t lo = 0, hi = p->nmaps;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (p->maps[r->order[mid]].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = bisect_count_le(p->nmaps, addr, map_start, r);
 	for (size_t k = lo, steps = 0; k > 0 && steps < 64; k--, steps++) {
 		const struct prof_mapping *m = &p->maps[r->order[k - 1]];
 		if (addr < m->limit)
