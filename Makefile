@@ -39,9 +39,15 @@ CORE_SRC    := $(BASE_SRC) $(PROFILE_INPROC) $(filter-out lib/interpose.c lib/in
 TOOL_SRC    := $(BASE_SRC) $(PROFILE_SRC) $(filter-out $(CLI_MAIN),$(CLI_SRC))
 
 # The collector: position independent, hidden by default, initial-exec TLS (no lazy TLS malloc).
+# lib/glibc_compat.h binds every object to symbol versions glibc 2.17 has (docs/INTERNALS.md
+# "Portability").
 PIC_FLAGS   := -fPIC -fvisibility=hidden -ftls-model=initial-exec -fno-omit-frame-pointer \
-               -fno-stack-protector -fno-builtin-malloc -fno-builtin-free -pthread
-LIB_LIBS    := -lunwind -lz -lm -ldl -pthread
+               -fno-stack-protector -fno-builtin-malloc -fno-builtin-free -pthread \
+               -include lib/glibc_compat.h
+# Nothing beyond glibc: libpthread.so.0 and libdl.so.2 are named so that a glibc older than
+# 2.34 (where pthread_* and dl* live there) loads them; on newer ones they are empty stubs.
+SO_LIBS     := -lm -Wl,--no-as-needed -l:libpthread.so.0 -l:libdl.so.2 -Wl,--as-needed
+LIB_LIBS    := -lm -ldl -pthread
 CLI_LIBS    := -ldw -lelf -l:libiberty.a -lz -lm -pthread
 
 pic_obj  = $(patsubst %.c,$(O)/pic/%.o,$(1))
@@ -102,7 +108,7 @@ $(O)/san/lib/lifecycle.o $(O)/tsan/lib/lifecycle.o: CPPFLAGS += -DHEAPTAP_NO_CON
 
 # ---- the collector ----
 $(O)/libheaptap.so: $(call pic_obj,$(INPROC_SRC)) lib/heaptap.map
-	$(CC) -shared -Wl,--version-script=lib/heaptap.map -Wl,-z,nodelete -Wl,--build-id -o $@ $(call pic_obj,$(INPROC_SRC)) $(LIB_LIBS)
+	$(CC) -shared -Wl,--version-script=lib/heaptap.map -Wl,-z,nodelete -Wl,--build-id -o $@ $(call pic_obj,$(INPROC_SRC)) $(SO_LIBS)
 # The archive holds one relocatable object: a program that links malloc from it gets the whole
 # collector, its constructor (lib/lifecycle.c) included, never a part of it.
 $(O)/libheaptap.a: $(call pic_obj,$(INPROC_SRC))
