@@ -69,7 +69,17 @@ FUZZ_SRC     := $(wildcard fuzz/fuzz_*.c)
 FUZZ_REPLAY  := $(patsubst fuzz/fuzz_%.c,$(O)/fuzz/replay_%,$(FUZZ_SRC))
 FUZZ_BINS    := $(patsubst fuzz/fuzz_%.c,$(O)/fuzz/libfuzzer_%,$(FUZZ_SRC))
 
-.PHONY: all help deps deps-check deps-bench check unit demo bench fuzz clean format progs
+.PHONY: all help deps deps-check deps-bench check unit demo bench fuzz clean format progs install
+
+# `make install PREFIX=/opt/heaptap DESTDIR=/tmp/stage`: the library, the archive, the CLI, the
+# public header, heaptap.pc and the docs.
+PREFIX     ?= /usr/local
+BINDIR     ?= $(PREFIX)/bin
+LIBDIR     ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+DOCDIR     ?= $(PREFIX)/share/doc/heaptap
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+VERSION    := $(shell sed -n 's/^\#define HEAPTAP_VERSION "\(.*\)"/\1/p' include/heaptap.h)
 all: $(O)/libheaptap.so $(O)/libheaptap.a $(O)/heaptap
 
 help:
@@ -78,6 +88,7 @@ help:
 	@echo "make check      build and run every test; ends with 'N passed, N failed' (T=pattern to filter)"
 	@echo "make bench      run the benchmarks against jemalloc, tcmalloc, heaptrack, jeprof, go tool pprof"
 	@echo "make fuzz       build the libFuzzer targets ($(O)/fuzz/libfuzzer_*) to run by hand"
+	@echo "make install    install library, archive, CLI, header, heaptap.pc and docs (PREFIX=$(PREFIX), DESTDIR)"
 	@echo "make deps       install the Debian packages the build needs (check/bench sets: deps-check, deps-bench)"
 	@echo "make clean      remove $(O)/"
 
@@ -175,6 +186,17 @@ demo: deps-check
 bench: deps-bench
 	$(MAKE) all $(PROG_BINS)
 	@bench/run.sh
+
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(DOCDIR)
+	install -m 0755 $(O)/heaptap $(DESTDIR)$(BINDIR)/heaptap
+	install -m 0755 $(O)/libheaptap.so $(DESTDIR)$(LIBDIR)/libheaptap.so
+	install -m 0644 $(O)/libheaptap.a $(DESTDIR)$(LIBDIR)/libheaptap.a
+	install -m 0644 include/heaptap.h $(DESTDIR)$(INCLUDEDIR)/heaptap.h
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' \
+	    -e 's|@VERSION@|$(VERSION)|g' scripts/heaptap.pc.in >$(DESTDIR)$(PKGCONFIGDIR)/heaptap.pc
+	chmod 0644 $(DESTDIR)$(PKGCONFIGDIR)/heaptap.pc
+	install -m 0644 README.md docs/*.md $(DESTDIR)$(DOCDIR)/
 
 format:
 	clang-format -i $(wildcard base/*.[ch] profile/*.[ch] lib/*.[ch] cli/*.[ch] cli/*/*.[ch] include/*.h)
