@@ -122,8 +122,13 @@ $(O)/libheaptap.so: $(call pic_obj,$(INPROC_SRC)) lib/heaptap.map
 	$(CC) -shared -Wl,--version-script=lib/heaptap.map -Wl,-z,nodelete -Wl,--build-id -o $@ $(call pic_obj,$(INPROC_SRC)) $(SO_LIBS)
 # The archive holds one relocatable object: a program that links malloc from it gets the whole
 # collector, its constructor (lib/lifecycle.c) included, never a part of it.
+# Its references carry no symbol versions (lib/glibc_compat.h's are for the .so): the program's
+# own link decides, -static included.
 $(O)/libheaptap.a: $(call pic_obj,$(INPROC_SRC))
 	$(CC) -r -nostdlib -o $(O)/pic/heaptap-all.o $^
+	args=; for s in $$(nm -u $(O)/pic/heaptap-all.o | awk '$$2 ~ /@/ {print $$2}'); do \
+	    args="$$args --redefine-sym $$s=$${s%%@*}"; done; \
+	[ -z "$$args" ] || objcopy $$args $(O)/pic/heaptap-all.o
 	rm -f $@; ar rcs $@ $(O)/pic/heaptap-all.o
 
 # ---- the CLI ----
