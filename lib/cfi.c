@@ -42,9 +42,11 @@ static uint64_t rule_pack(int kind, int cfa_rbp, int32_t cfa_off, int16_t rbp_of
 	       ((uint64_t)(uint32_t)cfa_off << 32);
 }
 
-/* bit 3: a signal frame (the CIE's 'S'): the interrupted registers are in the ucontext at the
-   frame's sp */
-enum { RULE_SIGNAL = 8 };
+/* Flags beside the kind: bit 3, a signal frame (the CIE's 'S': the interrupted registers are
+   in the ucontext at the frame's sp); bit 4, the CFA is loaded from the address the base and
+   offset give, plus bits 8-15 (struct row's cfa_deref); bit 5, the caller's rbp is saved at
+   the address in rbp (REG_AT_RBP). A rule with any of them takes the walk's slow branch. */
+enum { RULE_SIGNAL = 8, RULE_DEREF = 16, RULE_RBP_AT = 32 };
 
 static int rule_kind(uint64_t r) { return (int)(r & 3); }
 static int rule_cfa_rbp(uint64_t r) { return (int)((r >> 2) & 1); }
@@ -150,7 +152,9 @@ static int inside(const struct span *o, const void *p, uint64_t n)
 }
 
 /* Register rules the walk cares about. */
-enum { REG_SAME = 0, REG_OFFSET, REG_UNDEF, REG_OTHER };
+/* REG_AT_RBP: saved at the address in rbp (DW_CFA_expression "DW_OP_breg6 0", GCC's stack
+   realignment) */
+enum { REG_SAME = 0, REG_OFFSET, REG_UNDEF, REG_OTHER, REG_AT_RBP };
 struct regrule {
 	uint8_t how;
 	int64_t off;
@@ -159,7 +163,37 @@ struct row {
 	unsigned cfa_reg; /* DWARF register number; ~0u when the CFA is an expression */
 	int64_t cfa_off;
 	struct regrule rbp, ra;
+	/* the CFA expression "DW_OP_breg<cfa_reg> cfa_off; DW_OP_deref [; DW_OP_plus_uconst
+	   cfa_add]" (GCC's realigned frames, OpenSSL's asm): CFA = *(reg + cfa_off) + cfa_add */
+	int cfa_deref;
+	uint64_t cfa_add;
 };
+
+/* The two DWARF expressions the walk evaluates (any other makes the rule "cannot"):
+   "DW_OP_breg6/7 k; DW_OP_deref [; DW_OP_plus_uconst u]" as a CFA, "DW_OP_breg6 0" as where
+   rbp was saved. */
+static void cfa_expression(struct row *row, const uint8_t *p, uint64_t n)
+{
+	struct rd e = { p, p + n, 0 };
+	uint8_t op = (uint8_t)rd_u(&e, 1);
+	int64_t k = rd_sleb(&e);
+	uint8_t deref = (uint8_t)rd_u(&e, 1);
+	uint64_t add = 0;
+	if (!e.bad && e.p < e.end) {
+		if (rd_u(&e, 1) == 0x23) /* DW_OP_plus_uconst */
+			add = rd_uleb(&e);
+		else
+			e.bad = 1;
+	}
+	row->cfa_reg = ~0u;
+	row->cfa_deref = 0;
+	if (e.bad || e.p != e.end || (op != 0x76 && op != 0x77) || deref != 0x06)
+		return;
+	row->cfa_reg = op == 0x76 ? DW_RBP : DW_RSP;
+	row->cfa_off = k;
+	row->cfa_deref = 1;
+	row->cfa_add = add;
+}
 
 struct cie {
 	uint64_t code_align;
@@ -321,25 +355,32 @@ static int run_cfa(struct row *row, const struct row *init, const struct cie *c,
 		case 0x0c: /* def_cfa */
 			row->cfa_reg = (unsigned)rd_uleb(&r);
 			row->cfa_off = (int64_t)rd_uleb(&r);
+			row->cfa_deref = 0;
 			continue;
-		case 0x0d: row->cfa_reg = (unsigned)rd_uleb(&r); continue;
-		case 0x0e: row->cfa_off = (int64_t)rd_uleb(&r); continue;
+		case 0x0d: row->cfa_reg = (unsigned)rd_uleb(&r); row->cfa_deref = 0; continue;
+		case 0x0e: /* def_cfa_offset: meaningless after an expression */
+			row->cfa_off = (int64_t)rd_uleb(&r);
+			if (row->cfa_deref)
+				row->cfa_reg = ~0u;
+			continue;
 		case 0x0f: { /* def_cfa_expression */
 			uint64_t n = rd_uleb(&r);
-			if (n > (uint64_t)(r.end - r.p))
+			if (r.bad || n > (uint64_t)(r.end - r.p))
 				return -1;
+			cfa_expression(row, r.p, n);
 			r.p += n;
-			row->cfa_reg = ~0u;
 			continue;
 		}
 		case 0x10:   /* expression */
 		case 0x16: { /* val_expression */
 			reg = rd_uleb(&r);
 			uint64_t n = rd_uleb(&r);
-			if (n > (uint64_t)(r.end - r.p))
+			if (r.bad || n > (uint64_t)(r.end - r.p))
 				return -1;
+			/* rbp saved at the address in rbp: "DW_OP_breg6 0" */
+			int at_rbp = op == 0x10 && n == 2 && r.p[0] == 0x76 && r.p[1] == 0x00;
 			r.p += n;
-			set_reg(row, reg, REG_OTHER, 0);
+			set_reg(row, reg, at_rbp ? REG_AT_RBP : REG_OTHER, 0);
 			continue;
 		}
 		case 0x11: /* offset_extended_sf */
@@ -349,8 +390,13 @@ static int run_cfa(struct row *row, const struct row *init, const struct cie *c,
 		case 0x12: /* def_cfa_sf */
 			row->cfa_reg = (unsigned)rd_uleb(&r);
 			row->cfa_off = scaled(&r, rd_sleb(&r), c->data_align);
+			row->cfa_deref = 0;
 			continue;
-		case 0x13: row->cfa_off = scaled(&r, rd_sleb(&r), c->data_align); continue;
+		case 0x13: /* def_cfa_offset_sf */
+			row->cfa_off = scaled(&r, rd_sleb(&r), c->data_align);
+			if (row->cfa_deref)
+				row->cfa_reg = ~0u;
+			continue;
 		case 0x15: /* val_offset_sf */
 			reg = rd_uleb(&r);
 			(void)rd_sleb(&r);
@@ -499,7 +545,7 @@ static uint64_t rule_from_hdr(const uint8_t *hdr, const struct span *so, uintptr
 			return rule_pack(RULE_FAIL, 0, 0, 0);
 		r.p += n;
 	}
-	struct row row = { DW_RSP, 8, { REG_SAME, 0 }, { REG_OFFSET, -8 } };
+	struct row row = { DW_RSP, 8, { REG_SAME, 0 }, { REG_OFFSET, -8 }, 0, 0 };
 	if (run_cfa(&row, &row, &c, c.insns, c.end, begin, (uintptr_t)-1) != 0)
 		return rule_pack(RULE_FAIL, 0, 0, 0);
 	struct row init = row;
@@ -508,17 +554,21 @@ static uint64_t rule_from_hdr(const uint8_t *hdr, const struct span *so, uintptr
 	if (row.ra.how == REG_UNDEF)
 		return rule_pack(RULE_LAST, 0, 0, 0);
 	if ((row.cfa_reg != DW_RSP && row.cfa_reg != DW_RBP) || row.ra.how != REG_OFFSET ||
-	    row.ra.off != -8 || row.cfa_off < 8 || row.cfa_off > INT32_MAX)
+	    row.ra.off != -8 || row.cfa_off < (row.cfa_deref ? INT32_MIN : 8) ||
+	    row.cfa_off > INT32_MAX || row.cfa_add > 255)
 		return rule_pack(RULE_FAIL, 0, 0, 0);
 	int16_t rbp_off = 0;
+	uint64_t flags = row.cfa_deref ? RULE_DEREF | (row.cfa_add << 8) : 0;
 	if (row.rbp.how == REG_OFFSET) {
 		if (row.rbp.off == 0 || row.rbp.off < INT16_MIN || row.rbp.off > INT16_MAX)
 			return rule_pack(RULE_FAIL, 0, 0, 0);
 		rbp_off = (int16_t)row.rbp.off;
+	} else if (row.rbp.how == REG_AT_RBP) {
+		flags |= RULE_RBP_AT;
 	} else if (row.rbp.how == REG_OTHER) {
 		return rule_pack(RULE_FAIL, 0, 0, 0);
 	}
-	return rule_pack(RULE_STEP, row.cfa_reg == DW_RBP, (int32_t)row.cfa_off, rbp_off);
+	return rule_pack(RULE_STEP, row.cfa_reg == DW_RBP, (int32_t)row.cfa_off, rbp_off) | flags;
 }
 
 /* The rule of the frame executing at pc (a return address minus one, or an exact pc). */
@@ -701,6 +751,36 @@ static int step_signal(struct regs *r, uintptr_t lo, uintptr_t hi)
 	return 1;
 }
 
+/* A rule with a CFA expression or rbp saved at rbp (GCC's realigned frames): the step of the
+   walk's fast branch with those two evaluated, every read inside [lo, hi). 0 when something
+   lies outside. */
+static int step_expr(struct regs *r, uint64_t rule, uintptr_t lo, uintptr_t hi)
+{
+	uintptr_t cfa = (rule_cfa_rbp(rule) ? r->bp : r->sp) + (uintptr_t)(intptr_t)rule_cfa_off(rule);
+	if (rule & RULE_DEREF) {
+		if (cfa < lo || hi < 8 || cfa > hi - 8 || (cfa & 7))
+			return 0;
+		cfa = *(const uintptr_t *)cfa + ((rule >> 8) & 0xff);
+	}
+	if (cfa < r->sp + 8 || cfa > hi || cfa - 8 < lo || (cfa & 7))
+		return 0;
+	uintptr_t bp = r->bp;
+	if (rule & RULE_RBP_AT) {
+		if (bp < r->sp || bp < lo || bp > hi - 8 || (bp & 7))
+			return 0;
+		bp = *(const uintptr_t *)bp;
+	} else if (rule_rbp_off(rule)) {
+		uintptr_t at = cfa + (uintptr_t)(intptr_t)rule_rbp_off(rule);
+		if (at < r->sp || at + 8 > hi)
+			return 0;
+		bp = *(const uintptr_t *)at;
+	}
+	r->pc = ((const uintptr_t *)cfa)[-1];
+	r->sp = cfa;
+	r->bp = bp;
+	return 1;
+}
+
 /* Built with frame pointers (the Makefile's flags for lib/), like the frame the caller names:
    a CFA at rbp + 16, the return address at rbp + 8 and the caller's rbp at rbp. */
 __attribute__((noinline, section("heaptap_text"))) uint32_t
@@ -726,14 +806,16 @@ cfi_backtrace(uintptr_t *pcs, uint32_t max, const void *start, uintptr_t stack_l
 			break;
 		uint64_t rule = lookup(r.pc - 1 + exact, gen);
 		exact = 0;
-		if ((rule & (3 | RULE_SIGNAL)) != RULE_STEP) {
+		if ((rule & (3 | RULE_SIGNAL | RULE_DEREF | RULE_RBP_AT)) != RULE_STEP) {
 			int kind = rule_kind(rule);
 			if (kind == RULE_LAST)
 				break;
-			if (kind == RULE_STEP) { /* a signal frame */
+			if (kind == RULE_STEP && (rule & RULE_SIGNAL)) {
 				if (!step_signal(&r, stack_lo, stack_hi))
 					break;
 				exact = 1;
+			} else if (kind == RULE_STEP && step_expr(&r, rule, stack_lo, stack_hi)) {
+				/* stepped */
 			} else {
 				guessed = 1;
 				if (!step_fp(&r, stack_lo, stack_hi))

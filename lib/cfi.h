@@ -5,8 +5,9 @@
  * global cache, so a warm capture costs a cache probe and one or two stack loads per frame.
  *
  * Signal frames (glibc's __restore_rt, marked 'S' in its CIE) are stepped through the kernel's
- * ucontext. A frame the rules above cannot say (no unwind information: JIT code, hand-written
- * asm; a CFA given by an expression or another register) is stepped by its frame pointer when
+ * ucontext, and CFAs loaded from the stack (DW_OP_breg rsp/rbp, deref[, plus_uconst]: realigned
+ * frames) are evaluated. A frame the rules cannot say (no unwind information: JIT code,
+ * hand-written asm; another CFA register or expression) is stepped by its frame pointer when
  * rbp looks like one, else the walk ends there: a shorter stack, never a read outside the
  * thread's stack. It is the collector's only unwinder besides the plain frame-pointer walk
  * (no libunwind: nothing opens descriptors or allocates behind the host's back). No malloc,

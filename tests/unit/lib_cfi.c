@@ -5,8 +5,9 @@
  * pointers, a callback) must come out frame for frame as backtrace() gives them, from the
  * first capture (rules parsed) and from the cached rules, and so must a walk started at an
  * outer frame's address and a capture inside a signal handler (through the kernel's signal
- * frame); a frame without unwind information (hand-written asm) is stepped by its frame
- * pointer and the walk goes on to main's callers; after cfi_forget_all the rules are parsed
+ * frame) and through asm frames whose CFA is an expression (a realigned stack: the entry
+ * rsp in a slot, GCC's DRAP); a frame without unwind information (hand-written asm) is
+ * stepped by its frame pointer and the walk goes on to main's callers; after cfi_forget_all the rules are parsed
  * again.
  */
 #include <execinfo.h>
@@ -147,6 +148,53 @@ __asm__(".text\n"
         ".size nocfi_trampoline, .-nocfi_trampoline\n");
 void nocfi_trampoline(struct capture *c, void (*fn)(struct capture *));
 
+/* CFA expressions the walk evaluates. deref_trampoline realigns rsp and keeps the entry rsp
+   in a stack slot, like OpenSSL's asm: CFA = *(rsp + 8) + 8. drap_trampoline is GCC's
+   realigned frame (DRAP): CFA = *(rbp - 8), the caller's rbp saved at the address in rbp. */
+__asm__(".text\n"
+        ".globl deref_trampoline\n"
+        ".type deref_trampoline, @function\n"
+        "deref_trampoline:\n"
+        "\t.cfi_startproc\n"
+        "\tmov %rsp, %rax\n"
+        "\tsub $40, %rsp\n"
+        "\t.cfi_adjust_cfa_offset 40\n"
+        "\tand $-32, %rsp\n"
+        "\tmov %rax, 8(%rsp)\n"
+        "\t.cfi_escape 0x0f, 0x05, 0x77, 0x08, 0x06, 0x23, 0x08\n"
+        "\tcall *%rsi\n"
+        "\tmov 8(%rsp), %rsp\n"
+        "\t.cfi_def_cfa rsp, 8\n"
+        "\tret\n"
+        "\t.cfi_endproc\n"
+        ".size deref_trampoline, .-deref_trampoline\n"
+        ".globl drap_trampoline\n"
+        ".type drap_trampoline, @function\n"
+        "drap_trampoline:\n"
+        "\t.cfi_startproc\n"
+        "\tlea 8(%rsp), %r10\n"
+        "\t.cfi_def_cfa r10, 0\n"
+        "\tand $-32, %rsp\n"
+        "\tpushq -8(%r10)\n"
+        "\tpush %rbp\n"
+        "\tmov %rsp, %rbp\n"
+        "\t.cfi_escape 0x10, 0x06, 0x02, 0x76, 0x00\n"
+        "\tpush %r10\n"
+        "\t.cfi_escape 0x0f, 0x03, 0x76, 0x78, 0x06\n"
+        "\tsub $8, %rsp\n"
+        "\tcall *%rsi\n"
+        "\tadd $8, %rsp\n"
+        "\tpop %r10\n"
+        "\t.cfi_def_cfa r10, 0\n"
+        "\tpop %rbp\n"
+        "\tlea -8(%r10), %rsp\n"
+        "\t.cfi_def_cfa rsp, 8\n"
+        "\tret\n"
+        "\t.cfi_endproc\n"
+        ".size drap_trampoline, .-drap_trampoline\n");
+void deref_trampoline(struct capture *c, void (*fn)(struct capture *));
+void drap_trampoline(struct capture *c, void (*fn)(struct capture *));
+
 __attribute__((noinline)) static void via_asm(struct capture *c)
 {
 	take(c);
@@ -193,6 +241,17 @@ int main(void)
 	cfi_get_counts(&after);
 	same(&sig_cap, "signal handler");
 	CHECK(after.fallbacks == before.fallbacks, "signal handler capture counted as a fallback");
+
+	/* CFA expressions, frame for frame as libgcc evaluates them, without a fallback */
+	cfi_get_counts(&before);
+	memset(&c, 0, sizeof c);
+	deref_trampoline(&c, via_asm);
+	same(&c, "CFA = *(rsp + 8) + 8");
+	memset(&c, 0, sizeof c);
+	drap_trampoline(&c, via_asm);
+	same(&c, "CFA = *(rbp - 8), rbp at (rbp)");
+	cfi_get_counts(&after);
+	CHECK(after.fallbacks == before.fallbacks, "a CFA expression fell back to frame pointers");
 
 	/* code without unwind information: its frame pointer carries the walk on to main's
 	   callers (libgcc stops there, so compare with a capture taken in main) */
