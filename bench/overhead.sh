@@ -43,10 +43,10 @@ for rnd in range(2):
 print(s)
 PY
 
-configs=(none heaptap jemalloc jemalloc-prof tcmalloc tcmalloc-heapprof heaptrack)
+configs=(none heaptap heaptap-oom heaptap-peak jemalloc jemalloc-prof tcmalloc tcmalloc-heapprof heaptrack)
 have() {
 	case $1 in
-	heaptap) [ -f "$LIB" ] && nm -D --defined-only "$LIB" | grep -qw malloc ;;
+	heaptap*) [ -f "$LIB" ] && nm -D --defined-only "$LIB" | grep -qw malloc ;;
 	jemalloc*) [ -f "$JE" ] ;;
 	tcmalloc*) [ -f "$TC" ] ;;
 	heaptrack) command -v heaptrack >/dev/null ;;
@@ -62,6 +62,10 @@ run() {
 	case $cfg in
 	none) pre=(env) ;;
 	heaptap) pre=(env LD_PRELOAD="$LIB" HEAPTAP_CONF="prof_prefix:$T/d/ht") ;;
+	# the memory-pressure watch (a check every 100 ms on the collector's thread) and the peak
+	# profile (a copy of the live sums at every 10 % of growth), at the default rate
+	heaptap-oom) pre=(env LD_PRELOAD="$LIB" HEAPTAP_CONF="prof_prefix:$T/d/ht,prof_oom:true") ;;
+	heaptap-peak) pre=(env LD_PRELOAD="$LIB" HEAPTAP_CONF="prof_prefix:$T/d/ht,prof_peak:true") ;;
 	jemalloc) pre=(env LD_PRELOAD="$JE") ;;
 	jemalloc-prof) pre=(env LD_PRELOAD="$JE" MALLOC_CONF="prof:true,prof_final:true,prof_prefix:$T/d/je") ;;
 	tcmalloc) pre=(env LD_PRELOAD="$TC") ;;

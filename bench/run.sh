@@ -8,4 +8,5 @@ bench/overhead.sh || rc=1
 bench/flame.sh || rc=1
 bench/fastpath.sh || rc=1
 bench/analyze.sh || rc=1
+bench/scale.sh || rc=1
 exit $rc

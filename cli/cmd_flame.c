@@ -360,6 +360,9 @@ int cmd_flame(int argc, char **argv)
 				c.fo.subtitle = subtitle;
 			}
 		}
+		char losses[1024];
+		if (rc == 0 && !c.fo.subtitle && common_losses_text(&p, losses, sizeof losses))
+			c.fo.subtitle = losses;
 		if (rc == 0)
 			rc = views_flame(out, &a, &p, a.base ? &base : NULL, &c.fo, c.reverse);
 		if (tfd >= 0) {

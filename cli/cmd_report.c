@@ -84,6 +84,7 @@ int cmd_report(int argc, char **argv)
 	}
 	if (rc == 0) {
 		series_sort(refs, n);
+		common_warn_losses((const struct profile *)refs[n - 1].user); /* the newest counts */
 		for (size_t i = 0; i < n; i++) {
 			dumps[i] = *(struct profile *)refs[i].user; /* moves ownership; raw[] is not released */
 			if (!dumps[i].pid)

@@ -20,10 +20,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../base/allocsym.h"
+#include "../base/elffile.h"
 #include "../profile/reader.h"
 #include "../profile/series.h"
 #include "cmd.h"
 #include "common.h"
+#include "memline.h"
 #include "mapfile.h"
 #include "memlimit.h"
 #include "stacks.h"
@@ -51,6 +54,9 @@ static const char run_help[] =
 	"reported when PROG ends without a final dump (Ctrl-C, a crash).\n"
 	"With --conf prof_gdump:true the collector also dumps at new high-water marks (at most one a\n"
 	"second) and the report adds the largest live estimate among them (the peak).\n"
+	"A PROG that carries its own jemalloc (a Rust program on tikv-jemallocator: _rjem_mallctl\n"
+	"in its symbol table) is profiled through it: run sets _RJEM_MALLOC_CONF (MALLOC_CONF for\n"
+	"an unprefixed one) to prof:true,prof_accum:true before its own value, so it still wins.\n"
 	"The collector is found as $HEAPTAP_LIB, next to the heaptap binary, or in ../lib/heaptap/.\n";
 
 struct run_opts {
@@ -197,6 +203,54 @@ static int is_static_elf(const char *path)
 	return is_static;
 }
 
+/* The value of key (e.g. "lg_prof_sample") in a HEAPTAP_CONF-style list, copied into out;
+   the last occurrence wins. 1 when found. */
+static int conf_value(const char *conf, const char *key, char *out, size_t cap)
+{
+	size_t kl = strlen(key);
+	int found = 0;
+	for (const char *p = conf; p && *p;) {
+		const char *end = strchr(p, ',');
+		size_t n = end ? (size_t)(end - p) : strlen(p);
+		if (n > kl && strncmp(p, key, kl) == 0 && p[kl] == ':' && n - kl - 1 < cap) {
+			memcpy(out, p + kl + 1, n - kl - 1);
+			out[n - kl - 1] = '\0';
+			found = 1;
+		}
+		p = end ? end + 1 : NULL;
+	}
+	return found;
+}
+
+/*
+ * When the program at exe carries its own jemalloc (its symbol tables define <prefix>mallctl),
+ * sets that jemalloc's <PREFIX>MALLOC_CONF so its profiler runs (prof:true, cumulative counts
+ * as run asks of heaptap, heaptap's lg_prof_sample when conf sets one), in front of the
+ * variable's current value, which keeps the last word. The collector then drives it
+ * (lib/jemalloc_backend.h). Returns 0, or -1 when setenv fails.
+ */
+static int setup_own_jemalloc(const char *exe, const char *prog, const char *conf, int quiet)
+{
+	struct elffile f;
+	struct allocsym_found a;
+	if (elffile_open(&f, exe) != 0)
+		return 0;
+	allocsym_scan(&f, &a);
+	elffile_close(&f);
+	if (!a.jemalloc)
+		return 0;
+	char var[ALLOCSYM_PREFIX_MAX + 16], lg[16], val[4096];
+	allocsym_conf_var(a.je_prefix, var, sizeof(var));
+	const char *old = getenv(var);
+	int has_lg = conf_value(conf, "lg_prof_sample", lg, sizeof(lg));
+	snprintf(val, sizeof(val), "prof:true,prof_accum:true%s%s%s%s", has_lg ? ",lg_prof_sample:" : "",
+	         has_lg ? lg : "", old && *old ? "," : "", old && *old ? old : "");
+	if (!quiet)
+		fprintf(stderr, "heaptap: run: %s carries its own jemalloc (%smallctl): profiling through it "
+		                "with %s=%s\n", prog, a.je_prefix, var, val);
+	return setenv(var, val, 1);
+}
+
 /* Runs argv with the collector; returns the status to exit with, *pid the child's pid, *sig
    the signal that killed it (0 when it exited). */
 static int run_child(char **argv, const char *lib, const char *conf, pid_t *pid_out, int *sig)
@@ -313,7 +367,7 @@ static void remove_periodic(const char *dir, pid_t pid)
 
 /* The final dump of pid under dir (heaptap.<pid>.<seq>.f.heap, the highest seq), or with
    final_only 0 its newest dump of any kind (heaptap.<pid>.<seq>.<kind><n>.heap); NULL if none. */
-static char *find_dump(const char *dir, pid_t pid, int final_only)
+static char *find_dump_kind(const char *dir, pid_t pid, char kind)
 {
 	DIR *d = opendir(dir);
 	if (!d)
@@ -323,7 +377,8 @@ static char *find_dump(const char *dir, pid_t pid, int final_only)
 	struct dirent *e;
 	struct series_entry se;
 	while ((e = readdir(d))) {
-		if (!heap_dump_name(e->d_name, &se) || se.pid != pid || (final_only && se.kind != 'f'))
+		if (!heap_dump_name(e->d_name, &se) || se.pid != pid || (kind && se.kind != kind) ||
+		    (!kind && se.kind == 'p'))
 			continue;
 		if (se.seq > best_seq) {
 			free(best);
@@ -334,6 +389,12 @@ static char *find_dump(const char *dir, pid_t pid, int final_only)
 	}
 	closedir(d);
 	return best;
+}
+
+/* The final dump (final_only) or the newest dump of any kind but the peak profile. */
+static char *find_dump(const char *dir, pid_t pid, int final_only)
+{
+	return find_dump_kind(dir, pid, final_only ? 'f' : 0);
 }
 
 static int cmp_str(const void *x, const void *y)
@@ -423,21 +484,6 @@ static int child_dumps(const char *dir, pid_t pid, char *const *before, size_t n
 	return n;
 }
 
-/* "1.5 MiB"; with whole != 0 a whole number drops its ".0" ("512 KiB"). */
-static void human_bytes(double v, char *buf, size_t cap, int whole)
-{
-	static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-	int u = 0;
-	while ((v >= 1024 || v <= -1024) && u < 4) {
-		v /= 1024;
-		u++;
-	}
-	if (u == 0 || (whole && v == (double)(long long)v))
-		snprintf(buf, cap, "%.0f %s", v, units[u]);
-	else
-		snprintf(buf, cap, "%.1f %s", v, units[u]);
-}
-
 struct site {
 	uint32_t name; /* the leaf: the caller of malloc (or the innermost inlined frame) */
 	int64_t from;  /* the frame of the program's own code that leads there, or -1 */
@@ -503,7 +549,7 @@ static void print_sites(const struct stacks *s, const struct site *sites, size_t
 		double bytes = alloc ? sites[i].abytes : sites[i].bytes;
 		if (bytes <= 0)
 			break;
-		human_bytes(bytes, b1, sizeof(b1), 0);
+		memline_bytes(bytes, b1, sizeof(b1), 0);
 		/* A function without line information (a library without debug info): name its
 		   library instead of addr2line's "??:?". */
 		const char *nm = s->names[sites[i].name].name;
@@ -520,9 +566,9 @@ static void print_sites(const struct stacks *s, const struct site *sites, size_t
 	}
 }
 
-/* Prints the live-at-exit report of p (the dump, symbolized). Returns 0 or 1. */
-static int report(const struct run_opts *o, const struct profile *p, const char *prog, const char *when,
-                  double peak, int npeak)
+/* The allocation sites of p (symbolized) into a calloc'd array (*nsites of them, merged by
+   site) over the stacks *s it builds; NULL on failure (s then released). */
+static struct site *build_sites(const struct profile *p, struct stacks *s_out, size_t *nsites_out)
 {
 	struct stacks_options so = {.value_index = PV_INUSE_BYTES, .gran = GRAN_LINES, .style = STACKS_SHORT, .trim = -1,
 	                            .unresolved = STACKS_UNRESOLVED_MODULE};
@@ -530,11 +576,11 @@ static int report(const struct run_opts *o, const struct profile *p, const char 
 		so.value_index = PV_ALLOC_BYTES; /* keep the traces of freed memory too */
 	struct stacks s;
 	if (stacks_build(&s, p, &so))
-		return 1;
+		return NULL;
 	struct site *sites = calloc(s.ntraces + 1, sizeof(*sites));
 	if (!sites) {
 		stacks_release(&s);
-		return 1;
+		return NULL;
 	}
 	/* One site per (leaf, nearest frame of the program's own code when the leaf is not). */
 	for (size_t t = 0; t < s.ntraces; t++) {
@@ -570,22 +616,36 @@ static int report(const struct run_opts *o, const struct profile *p, const char 
 			sites[nsites++] = sites[t];
 		}
 	}
+	*s_out = s;
+	*nsites_out = nsites;
+	return sites;
+}
+
+/* Prints the live-at-exit report of p (the dump, symbolized). Returns 0 or 1. */
+static int report(const struct run_opts *o, const struct profile *p, const char *prog, const char *when,
+                  double peak, int npeak)
+{
+	struct stacks s;
+	size_t nsites;
+	struct site *sites = build_sites(p, &s, &nsites);
+	if (!sites)
+		return 1;
 	double live = s.total_v[PV_INUSE_BYTES], live_objs = s.total_v[PV_INUSE_OBJS];
 	char b1[32], b2[32], note[96] = "";
 	if (p->period > 1) {
-		human_bytes((double)p->period, b2, sizeof(b2), 1);
+		memline_bytes((double)p->period, b2, sizeof(b2), 1);
 		snprintf(note, sizeof(note), " (estimated from samples, one per %s allocated on average)", b2);
 	}
 	printf("\n");
 	if (p->has_alloc) {
-		human_bytes(s.total_v[PV_ALLOC_BYTES], b1, sizeof(b1), 0);
+		memline_bytes(s.total_v[PV_ALLOC_BYTES], b1, sizeof(b1), 0);
 		double aobjs = s.total_v[PV_ALLOC_OBJS];
 		printf("heaptap: allocated by %s while it ran: %s in %.0f object%s%s\n", prog, b1, aobjs,
 		       aobjs >= 0.5 && aobjs < 1.5 ? "" : "s", note);
 		note[0] = '\0';
 	}
 	if (live > 0) {
-		human_bytes(live, b1, sizeof(b1), 0);
+		memline_bytes(live, b1, sizeof(b1), 0);
 		printf("heaptap: live heap of %s %s: %s in %.0f object%s%s\n", prog, when, b1, live_objs,
 		       live_objs >= 0.5 && live_objs < 1.5 ? "" : "s", note);
 	} else if (p->nsamples == 0 && p->period > 1) {
@@ -597,6 +657,9 @@ static int report(const struct run_opts *o, const struct profile *p, const char 
 		printf("heaptap: live heap of %s %s: none (every sampled allocation was freed)%s\n",
 		       prog, when, note);
 	}
+	char ml[512];
+	if (memline_format(&p->mem, ml, sizeof ml) == 0)
+		printf("heaptap: memory of %s %s: %s\n", prog, when, ml);
 	/* jemalloc exports its own operator new/delete: C++ allocations then never reach the
 	   malloc heaptap interposes. Say so rather than let a small report look complete. */
 	int jemalloc = 0;
@@ -607,7 +670,7 @@ static int report(const struct run_opts *o, const struct profile *p, const char 
 		       "samples: C++ allocations are missing (profile it with MALLOC_CONF=prof:true and read "
 		       "jemalloc's dumps with heaptap top)\n", prog);
 	if (npeak > 0) {
-		human_bytes(peak > live ? peak : live, b1, sizeof(b1), 0);
+		memline_bytes(peak > live ? peak : live, b1, sizeof(b1), 0);
 		printf("heaptap: peak live heap seen: %s (largest of %d high-water dumps and the final one)\n",
 		       b1, npeak);
 	}
@@ -621,6 +684,38 @@ static int report(const struct run_opts *o, const struct profile *p, const char 
 	free(sites);
 	stacks_release(&s);
 	return 0;
+}
+
+/* Prints the "heap at its peak" table from pid's peak profile (heaptap.<pid>.<seq>.p.heap,
+   written at exit with prof_peak:true), when there is one and it is larger than live. */
+static void report_peak(const struct run_opts *o, const struct common_args *a, const char *dir, pid_t pid,
+                        double live)
+{
+	char *path = find_dump_kind(dir, pid, 'p');
+	if (!path)
+		return;
+	struct profile q;
+	profile_init(&q);
+	struct stacks s;
+	size_t nsites;
+	struct site *sites = NULL;
+	if (common_read(a, path, &q) == 0 && common_symbolize(a, &q) == 0)
+		sites = build_sites(&q, &s, &nsites);
+	double peak = sites ? s.total_v[PV_INUSE_BYTES] : 0;
+	if (sites && peak > live) {
+		char b1[32];
+		memline_bytes(peak, b1, sizeof(b1), 0);
+		printf("\nheaptap: heap at its peak: %s (prof_peak: the live heap when it was largest, %s)\n",
+		       b1, path + strlen(dir) + 1);
+		qsort(sites, nsites, sizeof(*sites), cmp_live);
+		print_sites(&s, sites, nsites, o->top, 0, peak);
+	}
+	if (sites) {
+		free(sites);
+		stacks_release(&s);
+	}
+	profile_release(&q);
+	free(path);
 }
 
 /* Writes the other views of the dump p (symbolized): folded stacks to names[0], the flame
@@ -661,8 +756,9 @@ int cmd_run(int argc, char **argv)
 		common_args_release(&a);
 		return rc;
 	}
-	char exe[PATH_MAX];
-	if (resolve_prog(a.rest[0], exe, sizeof(exe)) == 0 && is_static_elf(exe)) {
+	char exe[PATH_MAX] = "";
+	int resolved = resolve_prog(a.rest[0], exe, sizeof(exe)) == 0;
+	if (resolved && is_static_elf(exe)) {
 		fprintf(stderr, "heaptap: run: %s: statically linked, so LD_PRELOAD cannot load the "
 		                "collector into it and nothing would be profiled; link it dynamically "
 		                "(not run)\n", a.rest[0]);
@@ -691,10 +787,18 @@ int cmd_run(int argc, char **argv)
 	for (int i = 0; sched[i]; i++)
 		own_schedule |= (envconf && strstr(envconf, sched[i])) || (o.conf && strstr(o.conf, sched[i]));
 	char *conf;
-	if (asprintf(&conf, "prof_prefix:%s/heaptap,prof_final:true,prof_accum:true%s%s%s%s%s", dir,
+	if (asprintf(&conf, "prof_prefix:%s/heaptap,prof_final:true,prof_accum:true,prof_peak:true%s%s%s%s%s", dir,
 	             own_schedule ? "" : ",prof_time_interval:5s,prof_max_dumps:1",
 	             envconf && *envconf ? "," : "", envconf && *envconf ? envconf : "",
 	             o.conf && *o.conf ? "," : "", o.conf && *o.conf ? o.conf : "") < 0) {
+		free(dir);
+		free(lib);
+		common_args_release(&a);
+		return 1;
+	}
+	if (resolved && setup_own_jemalloc(exe, a.rest[0], conf, o.quiet) != 0) {
+		fprintf(stderr, "heaptap: run: cannot set the environment: %s\n", strerror(errno));
+		free(conf);
 		free(dir);
 		free(lib);
 		common_args_release(&a);
@@ -782,10 +886,14 @@ int cmd_run(int argc, char **argv)
 	int lrc = loaded ? 0 : common_read(&a, dump, &p);
 	if (lrc == 0)
 		lrc = common_symbolize(&a, &p);
+	if (lrc == 0)
+		common_warn_losses(&p);
 	if (lrc != 0 && status == 0)
 		status = 1;
 	if (lrc == 0 && !o.quiet && report(&o, &p, who, when, peak, npeak) != 0 && status == 0)
 		status = 1;
+	if (lrc == 0 && !o.quiet)
+		report_peak(&o, &a, dir, pid, profile_total(&p, PV_INUSE_BYTES));
 
 	/* The other views of the same dump, from the same loaded profile. */
 	char *names[3] = {NULL, NULL, NULL};

@@ -7,6 +7,7 @@
 
 #include "cmd.h"
 #include "common.h"
+#include "memline.h"
 #include "views.h"
 
 static const char top_help[] =
@@ -35,6 +36,9 @@ int cmd_top(int argc, char **argv)
 	rc = common_load(&a, &p, 1);
 	if (rc == 0)
 		rc = views_text(stdout, &a, &p);
+	char ml[512];
+	if (rc == 0 && a.nprofiles == 1 && memline_format(&p.mem, ml, sizeof ml) == 0)
+		printf("Memory: %s\n", ml); /* after the table: jeprof's layout above stays as it is */
 	profile_release(&p);
 	common_args_release(&a);
 	return rc;

@@ -502,6 +502,60 @@ int common_symbolize(const struct common_args *a, struct profile *p)
 	return rc;
 }
 
+/* Bytes as a short human figure. */
+static void fmt_bytes_short(double v, char *buf, size_t cap)
+{
+	static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+	int u = 0;
+	while (v >= 1024 && u < 4) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(buf, cap, u ? "%.1f %s" : "%.0f %s", v, units[u]);
+}
+
+int common_losses_text(const struct profile *p, char *buf, size_t cap)
+{
+	const struct prof_losses *l = &p->losses;
+	buf[0] = 0;
+	if (!l->known || (l->dropped_samples == 0 && l->truncated_samples == 0))
+		return 0;
+	double live = 0;
+	for (size_t i = 0; i < p->nsamples; i++)
+		live += p->samples[i].v[PV_INUSE_BYTES];
+	size_t n = 0;
+	char b[32];
+	if (l->dropped_samples) {
+		fmt_bytes_short((double)l->dropped_bytes, b, sizeof b);
+		double share = live + (double)l->dropped_bytes > 0
+		                       ? 100.0 * (double)l->dropped_bytes / (live + (double)l->dropped_bytes)
+		                       : 0;
+		n += (size_t)snprintf(buf + n, cap - n,
+		                      "%llu of %llu samples dropped by the collector (~%s when allocated, "
+		                      "up to %.1f%% of the bytes; raise or unset prof_max_live/prof_max_stacks)",
+		                      (unsigned long long)l->dropped_samples, (unsigned long long)l->samples,
+		                      b, share);
+	}
+	if (l->truncated_samples && n < cap) {
+		fmt_bytes_short((double)l->truncated_bytes, b, sizeof b);
+		n += (size_t)snprintf(buf + n, cap - n,
+		                      "%s%llu of %llu samples had stacks cut at prof_bt_max (%.1f%% of samples, "
+		                      "~%s when allocated; their outer callers show as heaptap_truncated_stack)",
+		                      n ? "; " : "", (unsigned long long)l->truncated_samples,
+		                      (unsigned long long)l->samples,
+		                      l->samples ? 100.0 * (double)l->truncated_samples / (double)l->samples : 0,
+		                      b);
+	}
+	return n > 0;
+}
+
+void common_warn_losses(const struct profile *p)
+{
+	char line[1024];
+	if (common_losses_text(p, line, sizeof line))
+		fprintf(stderr, "heaptap: warning: %s\n", line);
+}
+
 int common_load(const struct common_args *a, struct profile *p, int with_base)
 {
 	if (a->nprofiles == 0)
@@ -537,6 +591,7 @@ int common_load(const struct common_args *a, struct profile *p, int with_base)
 	if ((a->value_index == PV_ALLOC_BYTES || a->value_index == PV_ALLOC_OBJS) && !p->has_alloc)
 		fprintf(stderr, "heaptap: warning: %s carries no allocation totals, so %s is 0 "
 		                "(record them with prof_accum:true)\n", a->profiles[0], common_value_name(a->value_index));
+	common_warn_losses(p);
 	return common_symbolize(a, p);
 }
 

@@ -128,6 +128,13 @@ int common_symbolize(const struct common_args *a, struct profile *p);
  */
 int common_load(const struct common_args *a, struct profile *p, int with_base);
 
+/* One sentence (no newline) saying what p's stacks do not show: samples the collector dropped
+   and stacks it cut at prof_bt_max, with counts and estimated shares of the bytes. Returns 0
+   (buf empty) when there is nothing to say. */
+int common_losses_text(const struct profile *p, char *buf, size_t cap);
+/* Prints common_losses_text as one "heaptap: warning:" line on stderr, when there is one. */
+void common_warn_losses(const struct profile *p);
+
 /* "MB", "B" or "objects" for the selected value. */
 const char *common_unit(const struct common_args *a);
 /* 1 when the selected value is a byte count. */

@@ -21,7 +21,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	options_init(&o);
 	options_parse(&o, conf, -1);
 	if (o.lg_prof_sample > 62 || o.lg_prof_interval < -1 || o.lg_prof_interval > 62 ||
-	    o.prof_bt_max < 1 || o.prof_bt_max > 256 || o.prof_max_stacks < 1 || o.prof_max_live < 1 ||
+	    o.prof_bt_max < 1 || o.prof_bt_max > 256 || o.prof_max_stacks > 4000000000u || o.prof_max_live > 4000000000u ||
 	    o.prof_signal < 0 || o.prof_signal > 64 ||
 	    memchr(o.prof_prefix, 0, sizeof o.prof_prefix) == NULL ||
 	    memchr(o.http, 0, sizeof o.http) == NULL || memchr(o.http_token, 0, sizeof o.http_token) == NULL)

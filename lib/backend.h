@@ -38,12 +38,18 @@ struct backend {
 	void (*stats_json)(struct outbuf *ob);
 };
 
+/* jemalloc's profiler as a backend: dumps in every format (dump.c reading jemalloc's
+   snapshots, allocator frames trimmed), raw prof.dump files for dump_path and dump_manual
+   (the run directory), statistics from malloc_stats_print, else heaptap's. */
+extern const struct backend jemalloc_backend;
+
 /* The backend in use: heaptap's collector until backend_choose picks another. */
 const struct backend *backend_get(void);
 
 /* Picks the backend once: jemalloc's profiler when it is present and enabled (heaptap's own
-   sampling is then switched off, which would only double the cost), else heaptap's. May
-   allocate (dlsym): call it inside tstate_enter, from the process's start-up. */
+   sampling is then switched off, which would only double the cost; every dump reads
+   jemalloc's), else heaptap's. Says once on stderr what it found (jemalloc_backend_explain)
+   when heaptap's prof option is on. Call it inside tstate_enter, from the process's start-up. */
 void backend_choose(void);
 
 #endif

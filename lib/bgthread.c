@@ -1,6 +1,7 @@
 /*
  * bgthread.c - the background thread of bgthread.h: waits on the doorbell with a deadline for
- * the next time dump or rate-limited gdump, and calls dump_named for each request. No host
+ * the next time dump, rate-limited gdump or memory-pressure check (memwatch.h), and calls
+ * dump_named for each request. No host
  * malloc on the thread itself (its creation may allocate inside pthread_create).
  */
 #include "bgthread.h"
@@ -9,6 +10,7 @@
 
 #include "doorbell.h"
 #include "dump.h"
+#include "memwatch.h"
 #include "options.h"
 #include "sys.h"
 #include "tstate.h"
@@ -48,6 +50,9 @@ static void *bg_main(void *arg)
 		int64_t due = time_next;
 		if (gdump_pending && (!due || gdump_last + gdump_step < due))
 			due = gdump_last + gdump_step;
+		int64_t watch = memwatch_due();
+		if (watch && (!due || watch < due))
+			due = watch;
 		doorbell_wait(due);
 		uint64_t want[TRIG_COUNT];
 		doorbell_take(want);
@@ -66,6 +71,9 @@ static void *bg_main(void *arg)
 			gdump_last = now;
 		}
 		serve(want);
+		char reason[256];
+		if (memwatch_check(sys_mono_ns(), reason, sizeof reason))
+			dump_named_why(TRIG_OOM, reason, NULL, 0);
 	}
 	return NULL;
 }

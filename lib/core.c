@@ -27,6 +27,7 @@
 #include "lockrank.h"
 #include "maps.h"
 #include "options.h"
+#include "peakprof.h"
 #include "real.h"
 #include "sampler.h"
 #include "stacktab.h"
@@ -111,11 +112,15 @@ int core_init(void)
 	core.gdump = o->prof_gdump;
 	core.gen = 1;
 	if (core.enabled) {
-		if (stacktab_init(&core.stacks, (uint32_t)o->prof_max_stacks, o->prof_bt_max) ||
+		/* one frame more than prof_bt_max: a cut stack's [truncated] mark */
+		if (stacktab_init(&core.stacks, o->prof_max_stacks, o->prof_bt_max + 1) ||
 		    livetab_init(&core.live, o->prof_max_live)) {
 			sys_log("cannot map the profiler's tables", " (profiling disabled)", NULL);
 			core.enabled = 0;
 		}
+		/* cumulative counts (prof_accum) keep every stack; else a stack without live
+		   samples is recycled (stacktab.h) */
+		core.stacks.recycle = !o->prof_accum;
 	}
 	if (core.enabled && o->stats_exact) {
 		/* every free slow from now on; every thread's countdown is already 0 or goes 0 */
@@ -264,14 +269,70 @@ static void core_rearm_all(void)
 
 /* ---- the tables ---- */
 
+/* The unbiased counts one sample of size c adds to its stack at the current period (table
+   lock held: the period changes only under it, with the tables cleared, so the counts a
+   sample added are recomputed exactly when it goes). */
+static void weigh(uint64_t c, uint64_t *objs_fp, uint64_t *bytes_fp)
+{
+	uint64_t period = __atomic_load_n(&core.period, __ATOMIC_RELAXED);
+	if (period <= 1) {
+		*objs_fp = (uint64_t)1 << STACKTAB_OBJS_SHIFT;
+		*bytes_fp = c;
+		return;
+	}
+	double w = unbias_weight(c, period);
+	/* round to nearest (w >= 1: positive; no libm call) */
+	*objs_fp = (uint64_t)(w * (double)(1u << STACKTAB_OBJS_SHIFT) + 0.5);
+	*bytes_fp = (uint64_t)(w * (double)c + 0.5);
+}
+
+/* Adds live sample e to its stack and the totals (table lock held). */
+static void account_locked(const struct live_entry *e, int accum)
+{
+	uint64_t objs_fp, bytes_fp;
+	weigh(e->size, &objs_fp, &bytes_fp);
+	struct stack_entry *s = stacktab_get(&core.stacks, e->stack);
+	s->live_objs_fp += objs_fp;
+	s->live_bytes_fp += bytes_fp;
+	s->live_samples++;
+	if (accum) {
+		s->alloc_objs_fp += objs_fp;
+		s->alloc_bytes_fp += bytes_fp;
+	}
+	core.live_samples++;
+	core.live_bytes_fp += bytes_fp;
+}
+
+/* Takes live sample e off its stack and the totals (table lock held); a stack left without
+   live samples may be recycled. */
 static void unaccount_locked(const struct live_entry *e)
 {
+	uint64_t objs_fp, bytes_fp;
+	weigh(e->size, &objs_fp, &bytes_fp);
 	struct stack_entry *s = stacktab_get(&core.stacks, e->stack);
-	s->live_objs_fp -= e->objs_fp;
-	s->live_bytes_fp -= e->bytes_fp;
+	s->live_objs_fp -= objs_fp;
+	s->live_bytes_fp -= bytes_fp;
 	s->live_samples--;
-	core.live_bytes_fp -= e->bytes_fp;
+	core.live_bytes_fp -= bytes_fp;
 	core.live_samples--;
+	if (s->live_samples == 0)
+		stacktab_unused(&core.stacks, e->stack);
+}
+
+/* A sample that could not be kept (table lock held): counted with the bytes it stood for. */
+static void drop_locked(uint64_t c, uint64_t *counter)
+{
+	uint64_t objs_fp, bytes_fp;
+	weigh(c, &objs_fp, &bytes_fp);
+	(*counter)++;
+	core.dropped_bytes_fp += bytes_fp;
+}
+
+/* The outermost frame of a stack cut at prof_bt_max: a return address into this function,
+   so every symbolizer (heaptap, jeprof, pprof) names the mark. Never called. */
+__attribute__((noinline, used, visibility("default"))) void heaptap_truncated_stack(void)
+{
+	__asm__ volatile("");
 }
 
 /* Samples block p of c bytes; from is the frame address of the slow path that called record
@@ -279,59 +340,65 @@ static void unaccount_locked(const struct live_entry *e)
 HEAPTAP_TEXT static void record(struct tstate *t, void *p, uint64_t c, const void *from)
 {
 	const struct options *o = options_get();
-	uintptr_t pcs[256];
-	uint32_t depth = unwind_capture(pcs, o->prof_bt_max, o->prof_unwind, from);
+	uintptr_t pcs[UNWIND_RAW_MAX];
+	uint32_t max = o->prof_bt_max;
+	uint32_t depth = unwind_capture(pcs, max + 1, o->prof_unwind, from);
+	int unwound = depth > 0, cut = depth > max;
 	if (depth == 0) {
 		pcs[0] = 0;
 		depth = 1;
+	} else if (cut) {
+		/* +1: symbolizers look up a return address minus one */
+		pcs[max] = (uintptr_t)&heaptap_truncated_stack + 1;
+		depth = max + 1;
 	}
 	(void)t;
-	uint64_t period = __atomic_load_n(&core.period, __ATOMIC_RELAXED);
-	double w = unbias_weight(c, period);
 	struct live_entry le;
-	memset(&le, 0, sizeof le);
 	le.ptr = (uintptr_t)p;
 	le.size = c;
-	/* round to nearest (w >= 1: positive; no libm call) */
-	le.objs_fp = (uint64_t)(w * (double)(1u << STACKTAB_OBJS_SHIFT) + 0.5);
-	le.bytes_fp = (uint64_t)(w * (double)c + 0.5);
 	int gdump = 0;
 
 	lockrank_lock(&table_lock);
 	core.samples++;
-	if (core.live.n >= core.live.cap) {
-		core.live.dropped_full++;
-		lockrank_unlock(&table_lock);
-		sys_log_once(&log_once_live_full, "live table full (prof_max_live)",
-		             "; further samples are dropped and counted", NULL);
-		return;
-	}
+	core.unwind_failed += !unwound;
 	int64_t id = stacktab_intern(&core.stacks, pcs, depth);
 	if (id < 0) {
+		drop_locked(c, &core.dropped_stacks);
 		lockrank_unlock(&table_lock);
-		sys_log_once(&log_once_stacks_full, "stack table full (prof_max_stacks)",
+		sys_log_once(&log_once_stacks_full,
+		             core.stacks.cap ? "stack table at its budget (prof_max_stacks)"
+		                             : "no memory for the stack table",
 		             "; samples with new stacks are dropped and counted", NULL);
 		return;
 	}
 	le.stack = (uint32_t)id;
 	struct live_entry old;
 	int r = livetab_insert(&core.live, &le, &old);
-	if (r == 1)
+	if (r == 1 || r == -2)
 		unaccount_locked(&old);
-	struct stack_entry *s = stacktab_get(&core.stacks, le.stack);
-	s->live_objs_fp += le.objs_fp;
-	s->live_bytes_fp += le.bytes_fp;
-	s->live_samples++;
-	if (core.accum) {
-		s->alloc_objs_fp += le.objs_fp;
-		s->alloc_bytes_fp += le.bytes_fp;
+	if (r < 0) {
+		drop_locked(c, &core.dropped_live);
+		stacktab_unused(&core.stacks, le.stack);
+		lockrank_unlock(&table_lock);
+		sys_log_once(&log_once_live_full,
+		             core.live.cap ? "live table at its budget (prof_max_live)"
+		                           : "no memory for the live table",
+		             "; further samples are dropped and counted", NULL);
+		return;
 	}
-	core.live_samples++;
-	core.live_bytes_fp += le.bytes_fp;
+	if (cut) {
+		core.truncated_samples++;
+		uint64_t objs_fp, bytes_fp;
+		weigh(c, &objs_fp, &bytes_fp);
+		core.truncated_bytes_fp += bytes_fp;
+	}
+	account_locked(&le, core.accum);
 	if (core.live_bytes_fp > core.peak_bytes_fp) {
 		core.peak_bytes_fp = core.live_bytes_fp;
 		gdump = core.gdump;
 	}
+	if (core.live_bytes_fp > peakprof_next)
+		peakprof_take_locked(&core.stacks, core.live_bytes_fp); /* prof_peak: 10 % above the last copy */
 	lockrank_unlock(&table_lock);
 	if (gdump)
 		doorbell_ring(TRIG_GDUMP);
@@ -343,7 +410,7 @@ HEAPTAP_TEXT static void record(struct tstate *t, void *p, uint64_t c, const voi
  * that frees while this thread may hold the table lock) it only tries the lock, so it cannot
  * deadlock; a miss leaves a stale entry that a later sample of the same address replaces.
  */
-static int forget(struct tstate *t, void *p, struct live_entry *out)
+static int forget(struct tstate *t, void *p, struct live_entry *out, uint32_t *gen)
 {
 	int found;
 	int nested = t->depth > 0;
@@ -358,29 +425,34 @@ static int forget(struct tstate *t, void *p, struct live_entry *out)
 		lockrank_lock(&table_lock);
 	}
 	found = livetab_remove(&core.live, (uintptr_t)p, out);
-	if (found)
+	if (found) {
+		*gen = stacktab_get(&core.stacks, out->stack)->gen;
 		unaccount_locked(out);
+	}
 	lockrank_unlock(&table_lock);
 	tstate_leave();
 	return found;
 }
 
-/* Puts back an entry removed by forget (a failed realloc keeps the old block). */
-static void restore(const struct live_entry *e)
+/* Puts back an entry removed by forget (a failed realloc keeps the old block), unless its
+   stack was recycled meanwhile (generation gen no longer): then it is counted as dropped. */
+static void restore(const struct live_entry *e, uint32_t gen)
 {
 	struct live_entry old;
 	lockrank_lock(&table_lock);
-	int r = livetab_insert(&core.live, e, &old);
-	if (r >= 0) {
-		if (r == 1)
-			unaccount_locked(&old);
-		struct stack_entry *s = stacktab_get(&core.stacks, e->stack);
-		s->live_objs_fp += e->objs_fp;
-		s->live_bytes_fp += e->bytes_fp;
-		s->live_samples++;
-		core.live_samples++;
-		core.live_bytes_fp += e->bytes_fp;
+	const struct stack_entry *s = stacktab_get(&core.stacks, e->stack);
+	if (s->depth == 0 || s->gen != gen) {
+		drop_locked(e->size, &core.dropped_live);
+		lockrank_unlock(&table_lock);
+		return;
 	}
+	int r = livetab_insert(&core.live, e, &old);
+	if (r == 1 || r == -2)
+		unaccount_locked(&old);
+	if (r >= 0)
+		account_locked(e, 0);
+	else
+		drop_locked(e->size, &core.dropped_live);
 	lockrank_unlock(&table_lock);
 }
 
@@ -502,9 +574,10 @@ HEAPTAP_TEXT void core_forget_slow(void *p)
 	if (!p || real_pool_owns(p))
 		return;
 	struct live_entry e;
+	uint32_t gen;
 	exact_sub(exact_size(p)); /* the caller's real delete frees it next */
 	if (core.enabled) /* the caller saw livetab_maybe_sampled(p) */
-		forget(&tstate_tls, p, &e);
+		forget(&tstate_tls, p, &e, &gen);
 }
 
 HEAPTAP_TEXT void *core_calloc_slow(size_t nmemb, size_t size)
@@ -524,9 +597,10 @@ HEAPTAP_TEXT void core_free_slow(void *p)
 	if (unlikely(!real_ready()))
 		real_resolve();
 	struct live_entry e;
+	uint32_t gen;
 	struct tstate *t = &tstate_tls;
 	if (core.enabled) /* free saw livetab_maybe_sampled(p) */
-		forget(t, p, &e);
+		forget(t, p, &e, &gen);
 	exact_sub(exact_size(p));
 	real.free(p);
 }
@@ -554,9 +628,10 @@ HEAPTAP_TEXT void *core_realloc_slow(void *p, size_t n)
 	if (!p)
 		return core_alloc_slow(FN_MALLOC, n, 0);
 	struct live_entry old;
+	uint32_t gen = 0;
 	int had = 0;
 	if (core.enabled && livetab_maybe_sampled(p))
-		had = forget(t, p, &old);
+		had = forget(t, p, &old, &gen);
 	if (t->depth) {
 		__atomic_fetch_add(&core.reentrant, 1, __ATOMIC_RELAXED);
 		return exact_realloc(p, n);
@@ -567,7 +642,7 @@ HEAPTAP_TEXT void *core_realloc_slow(void *p, size_t n)
 	tstate_count(t, FN_REALLOC, c);
 	void *q = exact_realloc(p, n);
 	if (!q && n && had)
-		restore(&old);
+		restore(&old, gen);
 	if (q && sample)
 		record(t, q, c, __builtin_frame_address(0));
 	tstate_leave();
@@ -619,6 +694,7 @@ int core_reset_tables(unsigned lg_sample)
 	core.live_bytes_fp = 0;
 	core.peak_bytes_fp = 0;
 	core.live_samples = 0;
+	peakprof_reset_locked();
 	__atomic_store_n(&core.period, (uint64_t)1 << lg_sample, __ATOMIC_RELAXED);
 	options_mut()->lg_prof_sample = lg_sample;
 	lockrank_unlock(&table_lock);

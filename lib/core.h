@@ -22,6 +22,9 @@
 #include "stacktab.h"
 #include "tstate.h"
 
+/* The outermost frame of every stack cut at prof_bt_max (its address + 1). */
+void heaptap_truncated_stack(void);
+
 /*
  * The fast path of every interposed allocation: when the request of c bytes does not reach the
  * next slow-path event, takes it from the countdown, counts it and returns 1; else returns 0
@@ -57,6 +60,12 @@ struct core_state {
 	uint64_t peak_bytes_fp;  /* its maximum since start/reset */
 	uint64_t live_samples;
 	uint64_t samples;        /* sampled allocations since start */
+	uint64_t dropped_stacks; /* samples dropped: no stack could be interned (budget, memory) */
+	uint64_t dropped_live;   /* samples dropped: the live table refused them */
+	uint64_t dropped_bytes_fp;/* the unbiased bytes those dropped samples stood for */
+	uint64_t truncated_samples;/* samples whose stack was cut at prof_bt_max */
+	uint64_t truncated_bytes_fp;/* the unbiased bytes they stood for */
+	uint64_t unwind_failed;  /* samples whose stack could not be unwound at all */
 	uint64_t reentrant;      /* calls made from inside the profiler, never sampled (atomic) */
 	void (*on_event)(void);  /* the top's hook, called on slow-path events (core_set_hook) */
 };

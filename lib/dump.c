@@ -21,9 +21,13 @@
 #include "../profile/pprof_write.h"
 #include "core.h"
 #include "dump.h"
+#include "jemalloc_backend.h"
+#include "jemalloc_dump.h"
 #include "lockrank.h"
 #include "maps.h"
+#include "memacct.h"
 #include "options.h"
+#include "peakprof.h"
 #include "sys.h"
 #include "unwind.h"
 
@@ -31,13 +35,15 @@ static struct ranked_mutex dump_mutex = RANKED_MUTEX_INITIALIZER(LOCKRANK_DUMP);
 
 /* Snapshot of one stack, taken under the table lock. */
 struct snap {
-	uint64_t pool_off;
+	const uintptr_t *pcs; /* in the stack table, which frees nothing while a dump holds it */
 	uint32_t depth;
 	double live_objs, live_bytes, alloc_objs, alloc_bytes;
 	uint64_t live_samples;
 };
 
 static struct snap *snaps;
+static struct dump_losses drops; /* what the snapshot's samples do not show */
+static int held;                 /* the snapshot holds the stack table */
 static size_t snaps_cap;
 static size_t nsnaps;
 static struct maps_snapshot maps;
@@ -58,9 +64,25 @@ static struct kept_ring kept[2];
 static struct dump_counts counts;
 
 static int exiting; /* under the dump lock: only the final dump from now on */
+static int sync_files; /* under the dump lock: fdatasync before the rename (memory-pressure dumps) */
+static int from_jemalloc; /* atomic: the stacks come from the program's jemalloc */
 static int cleaned_stale; /* stale temporaries looked for (once per process) */
 static int log_once_write;
 static int log_once_snapshot;
+
+void dump_use_jemalloc(void)
+{
+	__atomic_store_n(&from_jemalloc, 1, __ATOMIC_RELEASE);
+}
+
+/* 1 when there is a profiler to dump: heaptap's own, or the program's jemalloc. */
+static int source_enabled(void)
+{
+	if (__atomic_load_n(&from_jemalloc, __ATOMIC_ACQUIRE))
+		return jemalloc_backend_enabled();
+	core_init();
+	return core.enabled;
+}
 
 void dump_set_exiting(void)
 {
@@ -74,8 +96,11 @@ void dump_lock(void)
 	lockrank_lock(&dump_mutex);
 }
 
+static void release_snapshot(void);
+
 void dump_unlock(void)
 {
+	release_snapshot(); /* a dump is over: the stack table may recycle again */
 	lockrank_unlock(&dump_mutex);
 }
 
@@ -125,7 +150,7 @@ static int for_each_stack(const struct dump_source *src,
 	for (size_t i = 0; i < nsnaps; i++) {
 		const struct snap *s = &snaps[i];
 		struct dump_stack st;
-		st.pcs = core.stacks.pool + s->pool_off;
+		st.pcs = s->pcs;
 		st.depth = s->depth;
 		st.live_objs = s->live_objs;
 		st.live_bytes = s->live_bytes;
@@ -139,29 +164,38 @@ static int for_each_stack(const struct dump_source *src,
 	return 0;
 }
 
-/* Copies the nonzero stacks (dump lock held). */
+/* Copies the nonzero stacks' counts (dump lock held) into snaps, mapped to fit and kept for
+   the next dump; the PCs stay in the stack table, held until release_snapshot. */
 static int take_snapshot(void)
 {
 	nsnaps = 0;
-	if (!snaps) {
-		snaps_cap = core.stacks.cap;
-		snaps = sys_map(snaps_cap * sizeof *snaps);
-		if (!snaps) {
-			snaps_cap = 0;
-			return -ENOMEM;
-		}
-	}
 	const double one = (double)(1u << STACKTAB_OBJS_SHIFT);
 	unwind_refresh();
-	core_lock_tables();
-	for (uint32_t id = 0; id < core.stacks.n && nsnaps < snaps_cap; id++) {
+	for (;;) {
+		core_lock_tables();
+		uint64_t want = stacktab_count(&core.stacks);
+		if (want <= snaps_cap)
+			break; /* the lock stays held */
+		core_unlock_tables();
+		/* room for the stacks now and some growth; the old array goes */
+		size_t cap = (size_t)want + want / 4 + 1024;
+		struct snap *ns = sys_map(cap * sizeof *ns);
+		if (!ns)
+			return -ENOMEM;
+		if (snaps)
+			sys_unmap(snaps, snaps_cap * sizeof *snaps);
+		snaps = ns;
+		snaps_cap = cap;
+	}
+	uint32_t end = stacktab_id_end(&core.stacks);
+	for (uint32_t id = 0; id < end && nsnaps < snaps_cap; id++) {
 		const struct stack_entry *e = stacktab_get(&core.stacks, id);
-		if (e->live_objs_fp == 0 && e->alloc_objs_fp == 0)
+		if (e->depth == 0 || (e->live_objs_fp == 0 && e->alloc_objs_fp == 0))
 			continue;
 		struct snap *s = &snaps[nsnaps++];
 		/* operator new frames of a libstdc++ loaded after the sample are stripped here */
-		uint32_t skip = unwind_strip(stacktab_pcs(&core.stacks, e), e->depth);
-		s->pool_off = e->pool_off + skip;
+		uint32_t skip = unwind_strip(e->pcs, e->depth);
+		s->pcs = e->pcs + skip;
 		s->depth = e->depth - skip;
 		s->live_objs = (double)e->live_objs_fp / one;
 		s->live_bytes = (double)e->live_bytes_fp;
@@ -169,8 +203,27 @@ static int take_snapshot(void)
 		s->alloc_bytes = (double)e->alloc_bytes_fp;
 		s->live_samples = e->live_samples;
 	}
+	drops.dropped_samples = core.dropped_stacks + core.dropped_live;
+	drops.dropped_bytes = core.dropped_bytes_fp;
+	drops.truncated_samples = core.truncated_samples;
+	drops.truncated_bytes = core.truncated_bytes_fp;
+	drops.unwind_failed = core.unwind_failed;
+	drops.samples = core.samples;
+	stacktab_hold(&core.stacks, +1);
+	held = 1;
 	core_unlock_tables();
 	return 0;
+}
+
+/* The stack table may free stacks again (dump lock held, after the writers ran). */
+static void release_snapshot(void)
+{
+	if (!held)
+		return;
+	held = 0;
+	core_lock_tables();
+	stacktab_hold(&core.stacks, -1);
+	core_unlock_tables();
 }
 
 static void read_process_facts(void)
@@ -188,19 +241,39 @@ static void read_process_facts(void)
 	cmdline[m] = 0;
 }
 
-/* Fills src from a fresh snapshot (dump lock held). */
-static int prepare(struct dump_source *src, const char *trigger)
+/* Fills src from a fresh snapshot (dump lock held); with peak, from the peak profile's copy
+   (peakprof.h), whose memory figures are only the heap's at the peak. */
+static int prepare(struct dump_source *src, const char *trigger, int peak)
 {
 	memset(src, 0, sizeof *src);
-	int rc = take_snapshot();
+	int jemalloc = __atomic_load_n(&from_jemalloc, __ATOMIC_ACQUIRE);
+	uint64_t period = 0;
+	int accum = 0;
+	uint64_t peak_bytes = 0;
+	int rc;
+	if (peak) {
+		core_lock_tables();
+		rc = peakprof_view_locked(&peak_bytes);
+		core_unlock_tables();
+	} else {
+		rc = jemalloc ? jemalloc_dump_take(&period, &accum) : take_snapshot();
+	}
 	if (rc)
 		return rc;
+	if (peak) {
+		src->memory.present = 1;
+		src->memory.allocator = "";
+		src->memory.v[MF_HEAP_LIVE] = src->memory.v[MF_HEAP_PEAK] = peak_bytes;
+	} else {
+		memacct_read(&src->memory);
+	}
 	read_process_facts();
 	if (maps_snapshot_take(&maps, exe_path) < 0)
 		sys_log_once(&log_once_snapshot, "cannot read /proc/self/maps", " (dumps have no map)",
 		             NULL);
-	src->sample_period = __atomic_load_n(&core.period, __ATOMIC_RELAXED);
-	src->accum = core.accum;
+	jemalloc = jemalloc && !peak;
+	src->sample_period = jemalloc ? period : __atomic_load_n(&core.period, __ATOMIC_RELAXED);
+	src->accum = jemalloc ? accum : core.accum;
 	src->time_ns = sys_now_ns();
 	src->start_time_ns = core.start_time_ns;
 	src->pid = (int)getpid();
@@ -211,7 +284,10 @@ static int prepare(struct dump_source *src, const char *trigger)
 	src->maps_len = maps.len;
 	src->mappings = maps.maps;
 	src->nmappings = maps.n;
-	src->for_each_stack = for_each_stack;
+	src->for_each_stack = peak ? peakprof_for_each_stack
+	                           : jemalloc ? jemalloc_dump_for_each : for_each_stack;
+	if (!jemalloc && !peak)
+		src->losses = drops; /* the stacks' losses: counted by take_snapshot */
 	return 0;
 }
 
@@ -234,13 +310,13 @@ static int write_format(const struct dump_source *src, int fd, enum dump_format 
 
 int dump_fd(int fd, enum dump_format fmt, const char *why)
 {
-	core_init();
-	if (!core.enabled)
+	if (!source_enabled())
 		return -ENOENT;
 	tstate_enter();
 	dump_lock();
 	struct dump_source src;
-	int rc = prepare(&src, why ? why : "manual");
+	int peak = why && strcmp(why, "peak") == 0;
+	int rc = prepare(&src, why ? why : "manual", peak);
 	if (rc == 0)
 		rc = write_format(&src, fd, fmt);
 	dump_unlock();
@@ -416,6 +492,9 @@ static int write_file(const struct dump_source *src, const char *path, enum dump
 			rc = -errno;
 		if (rc == 0)
 			rc = write_format(src, fd, fmt);
+		/* on disk (and its page cache clean, so reclaimable) before an OOM kill can follow */
+		if (rc == 0 && sync_files && fdatasync(fd) != 0)
+			rc = -errno;
 		if (close(fd) != 0 && rc == 0)
 			rc = -errno;
 		if (rc == 0 && renameat(dirfd, tmp, dirfd, leaf) != 0)
@@ -483,8 +562,12 @@ static void retain(enum dump_trigger trig, const char *base)
 
 int dump_named(enum dump_trigger trig, char *name, size_t cap)
 {
-	core_init();
-	if (!core.enabled)
+	return dump_named_why(trig, NULL, name, cap);
+}
+
+int dump_named_why(enum dump_trigger trig, const char *reason, char *name, size_t cap)
+{
+	if (!source_enabled())
 		return -ENOENT;
 	const struct options *o = options_get();
 	if (!o->prof_prefix[0])
@@ -493,7 +576,7 @@ int dump_named(enum dump_trigger trig, char *name, size_t cap)
 		return -EINVAL;
 	tstate_enter();
 	dump_lock();
-	if (exiting && trig != TRIG_FINAL) {
+	if (exiting && trig != TRIG_FINAL && trig != TRIG_PEAK) {
 		/* a background dump racing with exit would be cut off by _exit: skip it */
 		dump_unlock();
 		tstate_leave();
@@ -509,14 +592,17 @@ int dump_named(enum dump_trigger trig, char *name, size_t cap)
 	outbuf_u64(&ob, seq++);
 	outbuf_putc(&ob, '.');
 	outbuf_putc(&ob, trigger_table[trig].letter);
-	if (trig != TRIG_FINAL)
+	if (trig != TRIG_FINAL && trig != TRIG_PEAK)
 		outbuf_u64(&ob, kind_seq[trig]++);
 	base[ob.len] = 0;
 	int rc = ob.truncated ? -ENAMETOOLONG : 0;
 
 	struct dump_source src;
 	if (rc == 0)
-		rc = prepare(&src, trigger_table[trig].name);
+		rc = prepare(&src, trigger_table[trig].name, trig == TRIG_PEAK);
+	if (rc == 0)
+		src.reason = reason;
+	sync_files = trig == TRIG_OOM;
 	char path[DUMP_PATH_MAX];
 	unsigned fmt = o->prof_format ? o->prof_format : DUMP_HEAPV2;
 	int named = 0;
@@ -533,9 +619,11 @@ int dump_named(enum dump_trigger trig, char *name, size_t cap)
 			named = 1;
 		}
 	}
+	sync_files = 0;
 	if (rc == 0)
 		retain(trig, base);
-	note_outcome(trig, rc);
+	if (!(trig == TRIG_PEAK && rc == -ENOENT)) /* no peak profile: nothing to write */
+		note_outcome(trig, rc);
 	dump_unlock();
 	tstate_leave();
 	return rc;
@@ -543,8 +631,7 @@ int dump_named(enum dump_trigger trig, char *name, size_t cap)
 
 int dump_path(const char *path)
 {
-	core_init();
-	if (!core.enabled)
+	if (!source_enabled())
 		return -ENOENT;
 	if (!path || !path[0])
 		return -EINVAL;
@@ -555,7 +642,7 @@ int dump_path(const char *path)
 	tstate_enter();
 	dump_lock();
 	struct dump_source src;
-	int rc = prepare(&src, "manual");
+	int rc = prepare(&src, "manual", 0);
 	if (rc == 0)
 		rc = write_file(&src, path, fmt);
 	note_outcome(TRIG_MANUAL, rc);
@@ -570,9 +657,10 @@ uint64_t dump_leak_summary(const char *name)
 		return 0;
 	uint64_t objs_fp = 0, nbytes = 0, contexts = 0;
 	core_lock_tables();
-	for (uint32_t id = 0; id < core.stacks.n; id++) {
+	uint32_t end = stacktab_id_end(&core.stacks);
+	for (uint32_t id = 0; id < end; id++) {
 		const struct stack_entry *e = stacktab_get(&core.stacks, id);
-		if (e->live_samples == 0)
+		if (e->depth == 0 || e->live_samples == 0)
 			continue;
 		contexts++;
 		objs_fp += e->live_objs_fp;

@@ -19,8 +19,9 @@
 #include "dumpfmt.h"
 #include "trigger.h"
 
-/* Writes one snapshot in format fmt to fd; `why` names it in the metadata. 0 or -errno
-   (-ENOENT when profiling is off). */
+/* Writes one snapshot in format fmt to fd; `why` names it in the metadata ("peak": the peak
+   profile of peakprof.h instead). 0 or -errno (-ENOENT when profiling is off, or for "peak"
+   when prof_peak is off or nothing was copied yet). */
 int dump_fd(int fd, enum dump_format fmt, const char *why);
 
 /* Writes a dump for trig under prof_prefix in the configured formats, with jemalloc's file
@@ -29,8 +30,16 @@ int dump_fd(int fd, enum dump_format fmt, const char *why);
    copied there (cap bytes). Counted per trigger (dump_get_counts). */
 int dump_named(enum dump_trigger trig, char *name, size_t cap);
 
+/* As dump_named, with reason (NULL or one line) written into the dump; memory-pressure dumps
+   are also flushed to disk (fdatasync) before they are renamed. */
+int dump_named_why(enum dump_trigger trig, const char *reason, char *name, size_t cap);
+
 /* Writes a dump to exactly path (pprof when it ends in .pb.gz or .pb, else heap_v2). */
 int dump_path(const char *path);
+
+/* From now on every dump reads the program's jemalloc (jemalloc_dump.h) instead of heaptap's
+   tables: backend.c calls it once it chose jemalloc's profiler. */
+void dump_use_jemalloc(void);
 
 /* The dump lock, for a reset (core_reset_tables must not run during a dump). */
 void dump_lock(void);

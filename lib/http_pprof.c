@@ -19,10 +19,28 @@ static char cmdbuf[65536 + 1]; /* + the NUL sys_read_small adds */
 static void dump_failed(struct http_exchange *x, int rc)
 {
 	http_server_reply_text(x, rc == -ENOENT ? 409 : 500, "");
-	outbuf_puts(&x->ob, rc == -ENOENT ? "profiling is off (HEAPTAP_CONF=prof:false)" : "could not dump the profile");
+	outbuf_puts(&x->ob, rc == -ENOENT ? "profiling is off (HEAPTAP_CONF=prof:false), or no peak profile (prof_peak:true)" : "could not dump the profile");
 	outbuf_puts(&x->ob, ": errno ");
 	outbuf_i64(&x->ob, -rc);
 	outbuf_putc(&x->ob, '\n');
+}
+
+/* The profile a heap request asks for: "http", or "peak" with peak=1 (the peak profile of
+   prof_peak, heaptap's collector only). NULL after replying 400/501 for a bad request. */
+static const char *heap_why(struct http_exchange *x)
+{
+	char v[8];
+	uint64_t peak = 0;
+	long pn = http_parse_query_get(x->query, x->query_len, "peak", v, sizeof v);
+	if (pn == -2 || (pn >= 0 && http_parse_uint(v, (size_t)pn, 1, &peak) != 0)) {
+		http_server_reply_text(x, 400, "peak must be 0 or 1\n");
+		return NULL;
+	}
+	if (peak && strcmp(backend_get()->name, "heaptap") != 0) {
+		http_server_reply_text(x, 501, "the peak profile is heaptap's (prof_peak:true)\n");
+		return NULL;
+	}
+	return peak ? "peak" : "http";
 }
 
 void http_pprof_heap(struct http_exchange *x)
@@ -36,7 +54,10 @@ void http_pprof_heap(struct http_exchange *x)
 		http_server_reply_text(x, 400, "seconds must be an integer from 0 to 86400\n");
 		return;
 	}
-	int rc = backend_get()->dump_fd(http_server_body_fd(x), DUMP_HEAPV2, "http");
+	const char *why = heap_why(x);
+	if (!why)
+		return;
+	int rc = backend_get()->dump_fd(http_server_body_fd(x), DUMP_HEAPV2, why);
 	if (rc < 0)
 		dump_failed(x, rc);
 }
@@ -145,19 +166,22 @@ void http_pprof_go(struct http_exchange *x, const char *name)
 		return;
 	}
 	/* gc=N is accepted and ignored: there is no collector to run in a C heap. */
+	const char *why = allocs ? "http" : heap_why(x);
+	if (!why)
+		return;
 	const struct backend *b = backend_get();
 	if (!(b->formats & (debug > 0 ? DUMP_LEGACY : DUMP_PPROF))) {
-		go_error(x, 501, "the jemalloc backend writes heap_v2 only: use /pprof/heap");
+		go_error(x, 501, "the profiler in use cannot write this format: use /pprof/heap");
 		return;
 	}
 	int rc;
 	if (debug > 0) {
-		rc = b->dump_fd(http_server_body_fd(x), DUMP_LEGACY, "http");
+		rc = b->dump_fd(http_server_body_fd(x), DUMP_LEGACY, why);
 	} else {
 		x->ctype = "application/octet-stream";
 		http_server_header(x, "Content-Disposition", allocs ? "attachment; filename=\"allocs\""
 		                                            : "attachment; filename=\"heap\"");
-		rc = b->dump_fd(http_server_body_fd(x), DUMP_PPROF, "http");
+		rc = b->dump_fd(http_server_body_fd(x), DUMP_PPROF, why);
 		if (rc == 0 && allocs) {
 			/* Go's allocs profile defaults to alloc_space. A second gzip member holding one
 			   more Profile field, default_sample_type (14) = 3 (the writer's fixed string

@@ -3,20 +3,37 @@
  * a jemalloc built with profiling and started with opt.prof (MALLOC_CONF=prof:true), so the
  * control plane serves jemalloc's dumps instead of heaptap's.
  *
- * It is not an allocator shim: it only looks up mallctl / malloc_stats_print (plain,
- * "_rjem_" or "je_" prefixed) with dlsym and calls them. Call jemalloc_backend_detect once
- * (it may allocate: dlsym); the other functions call into jemalloc, which allocates from its
- * own arenas, never through heaptap's interposer. Not async-signal-safe.
+ * It is not an allocator shim: it finds <prefix>mallctl / <prefix>malloc_stats_print in the
+ * symbol tables (.dynsym and .symtab, read from the files on disk: base/allocsym.h) of the
+ * executable and the loaded libraries, exported or not, whatever the prefix ("", "je_",
+ * "_rjem_", ...), and calls them. libheaptap.so itself is skipped. Call
+ * jemalloc_backend_detect once (from start-up, inside tstate_enter); the other functions call
+ * into jemalloc, which allocates from its own arenas, never through heaptap's interposer.
+ * Not async-signal-safe.
  */
 #ifndef HEAPTAP_LIB_JEMALLOC_BACKEND_H
 #define HEAPTAP_LIB_JEMALLOC_BACKEND_H
 
+#include <stdint.h>
+
 #include "../base/outbuf.h"
-#include "backend.h"
 
 /* Looks the symbols up (idempotent). Returns 1 when jemalloc's mallctl was found and
    opt.prof reads true (the backend is usable), else 0. */
 int jemalloc_backend_detect(void);
+
+/* Says once on stderr what heaptap does with the program's allocator: profiling through its
+   jemalloc; or, when that jemalloc cannot be driven (built without profiling, opt.prof false),
+   exactly what to set (<PREFIX>MALLOC_CONF=prof:true,prof_active:false, the cargo feature);
+   or that another private allocator (tcmalloc, mimalloc) in the executable hides the heap. */
+void jemalloc_backend_explain(void);
+
+/* The prefix of the jemalloc found ("", "je_", "_rjem_"). */
+const char *jemalloc_backend_prefix(void);
+
+/* 1 when pc lies in allocator machinery: jemalloc's own functions (the whole library when it
+   is a shared one), Rust's global-allocator shims and the malloc family of the executable. */
+int jemalloc_backend_is_machinery(uintptr_t pc);
 
 /* 1 when mallctl was found at all (jemalloc is present), whatever opt.prof says. */
 int jemalloc_backend_present(void);
@@ -48,9 +65,8 @@ const char *jemalloc_backend_string(const char *name);
    Returns 0, or -ENOSYS when malloc_stats_print is missing. */
 int jemalloc_backend_stats_json(struct outbuf *ob);
 
-/* jemalloc's profiler as a backend (backend.h): heap_v2 only, dumped by prof.dump into the run
-   directory (rundir.h) and copied from there; statistics from malloc_stats_print, else
-   heaptap's. */
-extern const struct backend jemalloc_backend;
+/* prof.dump, untouched, into a fresh file of the run directory (rundir.h) named
+   jeprof.<pid>.<seq>.m.heap; its path copied to path (cap bytes). 0 or -errno. */
+int jemalloc_backend_dump_manual(char *path, size_t cap);
 
 #endif

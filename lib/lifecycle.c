@@ -25,6 +25,8 @@
 #include "dump.h"
 #include "http_routes.h"
 #include "http_server.h"
+#include "memwatch.h"
+#include "peakprof.h"
 #include "options.h"
 #include "sys.h"
 #include "threads.h"
@@ -56,6 +58,7 @@ static void fork_child(void)
 	dump_fork_child();
 	doorbell_fork_child(); /* no requests inherited; the parent's thread does not exist here */
 	bgthread_fork_child();
+	memwatch_fork_child();
 	cfi_fork_child();
 	http_server_fork_child(); /* the parent's server is not the child's */
 	tstate_leave();
@@ -71,6 +74,8 @@ static void at_exit(void)
 	name[0] = 0;
 	bgthread_drain();
 	dump_set_exiting();
+	if (o->prof_peak && o->prof_prefix[0])
+		dump_named(TRIG_PEAK, NULL, 0);
 	if (o->prof_final && o->prof_prefix[0])
 		dump_named(TRIG_FINAL, name, sizeof name);
 	if (o->prof_leak) {
@@ -103,7 +108,7 @@ static void start_triggers(const struct options *o)
 		sigaction(o->prof_signal, &sa, NULL);
 	}
 	if (o->lg_prof_interval >= 0 || o->prof_gdump || o->prof_time_interval_ms > 0 ||
-	    o->prof_signal > 0) {
+	    o->prof_signal > 0 || o->prof_oom) {
 		/* the hook restarts it lazily where it does not run (a forked child) */
 		core_set_hook(bgthread_ensure);
 		bgthread_ensure();
@@ -168,9 +173,16 @@ void lifecycle_init(void)
 	const struct options *o = options_get();
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
 	if (core.enabled) {
+		backend_choose(); /* the program's own jemalloc, when it has one that can profile */
+		if (o->prof_peak) {
+			core_lock_tables();
+			peakprof_enable_locked(core.live_bytes_fp);
+			core_unlock_tables();
+		}
 		atexit(at_exit);
 		start_triggers(o);
-		check_interposition();
+		if (backend_get() != &jemalloc_backend)
+			check_interposition(); /* jemalloc's profiler sees what heaptap's malloc does not */
 	}
 	/* also with prof:false: the control plane then drives jemalloc's profiler */
 	if (o->http[0])

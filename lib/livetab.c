@@ -1,7 +1,8 @@
 /*
- * livetab.c - the live table and sampled-pointer filter of livetab.h: linear probing with
- * backward-shift deletion (no tombstones), storage mmap'd once. Not thread-safe (the caller
- * locks), except the filter reads in livetab.h.
+ * livetab.c - the live table and sampled-pointer filter of livetab.h: chains of packed
+ * records in a linear-hashing table, one bucket split per insert while the table holds more
+ * than LOAD_NUM / LOAD_DEN records per bucket. Not thread-safe (the caller locks), except the
+ * filter reads in livetab.h.
  */
 #include "livetab.h"
 
@@ -72,11 +73,6 @@ void livetab_filter_pin_all(void)
 		__atomic_store_n(&livetab_filter[w], ~0ull, __ATOMIC_RELAXED);
 }
 
-static uint64_t slot_of(const struct livetab *t, uintptr_t p)
-{
-	return (((uint64_t)p >> 4) * 0xff51afd7ed558ccdull >> 17) & t->mask;
-}
-
 /* Granule i's word: count n, owner tag (0: not known). One store, so readers see both. */
 static void gran_set(uint64_t i, unsigned n, uint16_t owner)
 {
@@ -114,70 +110,66 @@ static void filter_dec(uintptr_t p)
 		bit_clear(i);
 }
 
-/* 256 slots of 40 bytes: 10 KiB, which stays in cache between the sampled frees */
-#define INITIAL_SLOTS 256
+/* One live sample: 20 bytes. size UINT32_MAX: the size is in t->big. */
+struct live_rec {
+	uint64_t ptr;
+	uint32_t size;
+	uint32_t stack;
+	uint32_t next; /* next record of the chain, 0 = end */
+} __attribute__((packed, aligned(4)));
+
+#define BIG_SIZE UINT32_MAX
+/* records per bucket before a split: chains of 1.5 on average */
+#define LOAD_NUM 3
+#define LOAD_DEN 2
+/* 2^14 records (320 KiB) per chunk; 2^8 buckets to start */
+#define CHUNK_LG 14
+#define INITIAL_LG 8
+
+static uint64_t hash_ptr(uintptr_t p)
+{
+	uint64_t h = ((uint64_t)p >> 3) * 0x9e3779b97f4a7c15ull;
+	return h ^ (h >> 32);
+}
+
+static struct live_rec *rec(const struct livetab *t, uint32_t i)
+{
+	return recstore_get(&t->recs, i);
+}
 
 int livetab_init(struct livetab *t, uint64_t cap)
 {
 	memset(t, 0, sizeof *t);
-	if (cap == 0)
-		cap = 1;
-	uint64_t n = 2;
-	while (n < cap + cap / 2 + 1)
-		n <<= 1;
-	t->max_slots = n;
-	if (n > INITIAL_SLOTS)
-		n = INITIAL_SLOTS;
-	t->bytes = (size_t)n * sizeof *t->slots;
-	t->slots = sys_map(t->bytes);
-	if (!t->slots)
+	uint64_t max = cap ? cap : (uint64_t)UINT32_MAX - 1;
+	if (recstore_init(&t->recs, sizeof(struct live_rec), CHUNK_LG, max) ||
+	    linhash_init(&t->index, INITIAL_LG, max / 1 + 1)) {
+		livetab_release(t);
 		return -ENOMEM;
-	t->mask = n - 1;
-	t->cap = cap;
-	return 0;
-}
-
-/* Doubles the slot array (rehashing every entry) when it is half full: the table stays
-   proportional to what is live, so its pages stay few and hot. Returns 0 or -ENOMEM (the
-   table then keeps working, only fuller). */
-static int grow(struct livetab *t)
-{
-	uint64_t n = (t->mask + 1) * 2;
-	if (n > t->max_slots)
-		return 0;
-	size_t bytes = (size_t)n * sizeof *t->slots;
-	struct live_entry *ns = sys_map(bytes);
-	if (!ns)
-		return -ENOMEM;
-	struct live_entry *old = t->slots;
-	uint64_t old_slots = t->mask + 1;
-	size_t old_bytes = t->bytes;
-	t->slots = ns;
-	t->mask = n - 1;
-	t->bytes = bytes;
-	for (uint64_t i = 0; i < old_slots; i++) {
-		if (!old[i].ptr)
-			continue;
-		uint64_t k = slot_of(t, old[i].ptr);
-		while (ns[k].ptr)
-			k = (k + 1) & t->mask;
-		ns[k] = old[i];
 	}
-	sys_unmap(old, old_bytes);
+	t->cap = cap;
 	return 0;
 }
 
 void livetab_release(struct livetab *t)
 {
-	sys_unmap(t->slots, t->bytes);
+	recstore_release(&t->recs);
+	linhash_release(&t->index);
 	memset(t, 0, sizeof *t);
+}
+
+size_t livetab_bytes(const struct livetab *t)
+{
+	return recstore_bytes(&t->recs) + linhash_bytes(&t->index);
 }
 
 void livetab_clear(struct livetab *t)
 {
-	if (t->slots)
-		madvise(t->slots, t->bytes, MADV_DONTNEED); /* zero pages again; the size stays */
+	if (t->recs.chunks)
+		recstore_clear(&t->recs);
+	if (t->index.segs)
+		linhash_clear(&t->index);
 	t->n = 0;
+	memset(t->big, 0, sizeof t->big);
 	/* zero around the pinned ranges, never through them: a concurrent free of NULL or of a
 	   pool block must not see 0 there */
 	if (__atomic_load_n(&all_pinned, __ATOMIC_RELAXED))
@@ -196,62 +188,130 @@ void livetab_clear(struct livetab *t)
 	}
 }
 
+/* The link that points at ptr's record (the bucket's head or a record's next), or at the
+   chain's terminating 0 when ptr is not in the table. */
+static uint32_t *find_link(const struct livetab *t, uintptr_t ptr)
+{
+	uint32_t *link = linhash_head(&t->index, hash_ptr(ptr));
+	while (*link && rec(t, *link)->ptr != ptr)
+		link = &rec(t, *link)->next;
+	return link;
+}
+
+/* The big-size slot of ptr, or of a free slot when ptr is NULL; -1 when none. */
+static int big_slot(const struct livetab *t, uintptr_t ptr)
+{
+	for (int k = 0; k < LIVETAB_BIG; k++)
+		if (t->big[k].ptr == ptr)
+			return k;
+	return -1;
+}
+
+static void entry_of(const struct livetab *t, const struct live_rec *r, struct live_entry *out)
+{
+	out->ptr = (uintptr_t)r->ptr;
+	out->stack = r->stack;
+	out->size = r->size;
+	if (r->size == BIG_SIZE) {
+		int k = big_slot(t, (uintptr_t)r->ptr);
+		out->size = k >= 0 ? t->big[k].size : BIG_SIZE;
+	}
+}
+
+/* Stores e's size in r (and in the big table when it does not fit); 0 or -1 (big table full). */
+static int set_size(struct livetab *t, struct live_rec *r, const struct live_entry *e)
+{
+	if (e->size < BIG_SIZE) {
+		r->size = (uint32_t)e->size;
+		return 0;
+	}
+	int k = big_slot(t, 0);
+	if (k < 0)
+		return -1;
+	t->big[k].ptr = e->ptr;
+	t->big[k].size = e->size;
+	r->size = BIG_SIZE;
+	return 0;
+}
+
+/* Splits one bucket: its records whose hash has the new bit move to the new bucket. */
+static void split_one(struct livetab *t)
+{
+	uint32_t *from, *to;
+	uint64_t bit;
+	if (!linhash_split(&t->index, &from, &to, &bit))
+		return;
+	uint32_t *keep = from, *move = to;
+	uint32_t i = *from;
+	uint64_t walked = 0;
+	while (i) {
+		struct live_rec *r = rec(t, i);
+		uint32_t next = r->next;
+		if (hash_ptr((uintptr_t)r->ptr) & bit) {
+			*move = i;
+			move = &r->next;
+		} else {
+			*keep = i;
+			keep = &r->next;
+		}
+		i = next;
+		walked++;
+	}
+	*keep = 0;
+	*move = 0;
+	if (walked > t->max_chain)
+		t->max_chain = walked;
+}
+
 int livetab_insert(struct livetab *t, const struct live_entry *e, struct live_entry *old)
 {
-	uint64_t i = slot_of(t, e->ptr);
-	while (t->slots[i].ptr) {
-		if (t->slots[i].ptr == e->ptr) {
-			*old = t->slots[i];
-			t->slots[i] = *e;
-			return 1;
-		}
-		i = (i + 1) & t->mask;
-	}
-	if (t->n >= t->cap) {
+	/* a stale entry of the same pointer (its free was not seen) goes first */
+	int had = livetab_remove(t, e->ptr, old);
+	int fail = had ? -2 : -1;
+	if (t->cap && t->n >= t->cap) {
 		t->dropped_full++;
-		return -1;
+		return fail;
 	}
-	if ((t->n + 1) * 2 > t->mask + 1 && t->mask + 1 < t->max_slots) {
-		grow(t);
-		i = slot_of(t, e->ptr);
-		while (t->slots[i].ptr)
-			i = (i + 1) & t->mask;
+	uint32_t i = recstore_alloc(&t->recs);
+	if (!i) {
+		t->dropped_nomem++;
+		return fail;
 	}
-	t->slots[i] = *e;
+	struct live_rec *r = rec(t, i);
+	r->ptr = e->ptr;
+	r->stack = e->stack;
+	r->next = 0;
+	if (set_size(t, r, e) < 0) {
+		recstore_free(&t->recs, i);
+		t->dropped_nomem++;
+		return fail;
+	}
+	uint32_t *link = find_link(t, e->ptr); /* the chain's terminating 0 */
+	*link = i;
 	t->n++;
 	filter_inc(e->ptr);
-	return 0;
+	if (t->n * LOAD_DEN > t->index.nbuckets * LOAD_NUM)
+		split_one(t);
+	return had;
 }
 
 int livetab_remove(struct livetab *t, uintptr_t ptr, struct live_entry *out)
 {
-	if (!t->slots || !ptr)
+	if (!t->index.segs || !ptr)
 		return 0;
-	uint64_t i = slot_of(t, ptr);
-	for (;;) {
-		if (t->slots[i].ptr == 0)
-			return 0;
-		if (t->slots[i].ptr == ptr)
-			break;
-		i = (i + 1) & t->mask;
+	uint32_t *link = find_link(t, ptr);
+	uint32_t i = *link;
+	if (!i)
+		return 0;
+	struct live_rec *r = rec(t, i);
+	entry_of(t, r, out);
+	if (r->size == BIG_SIZE) {
+		int k = big_slot(t, ptr);
+		if (k >= 0)
+			t->big[k].ptr = 0;
 	}
-	*out = t->slots[i];
-	/* backward-shift: pull later members of the cluster into the hole when allowed */
-	uint64_t hole = i;
-	uint64_t j = i;
-	for (;;) {
-		j = (j + 1) & t->mask;
-		if (t->slots[j].ptr == 0)
-			break;
-		uint64_t home = slot_of(t, t->slots[j].ptr);
-		/* j may move to hole if home is not cyclically in (hole, j] */
-		int stays = hole <= j ? (home > hole && home <= j) : (home > hole || home <= j);
-		if (!stays) {
-			t->slots[hole] = t->slots[j];
-			hole = j;
-		}
-	}
-	memset(&t->slots[hole], 0, sizeof t->slots[hole]);
+	*link = r->next;
+	recstore_free(&t->recs, i);
 	t->n--;
 	filter_dec(ptr);
 	return 1;

@@ -13,10 +13,11 @@
  * cache line per 2 MiB of heap (docs/INTERNALS.md "Fast-path cost" has the measurements behind
  * the layout). On a set bit, the word tells most frees of the granule's other blocks that they
  * were not sampled without the lock (livetab_may_hold).
- * The table itself is mmap'd open addressing with a hard capacity; its slot array starts small
- * and doubles (rehash, under the caller's lock) when half full, so it stays hot in cache. NOT
- * thread-safe except livetab_filter_hit: the caller holds the collector's table lock. No host
- * malloc.
+ * The table itself is a linear-hashing table (linhash.h) of 20-byte records (pointer, size,
+ * stack id, chain link) kept in a chunked record store (recstore.h): about 23 bytes per live
+ * sample, growing one bucket and one chunk at a time with no rehash and no ceiling unless the
+ * user sets a budget (prof_max_live). NOT thread-safe except livetab_filter_hit: the caller
+ * holds the collector's table lock. No host malloc.
  */
 #ifndef HEAPTAP_LIB_LIVETAB_H
 #define HEAPTAP_LIB_LIVETAB_H
@@ -24,26 +25,36 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "linhash.h"
+#include "recstore.h"
+
 #define LIVETAB_FILTER_BITS 20
 /* One bit (and counter) per 4 KiB of address space (see livetab_filter_index). */
 #define LIVETAB_FILTER_GRANULE_SHIFT 12
 
+/* What a caller inserts and gets back; the unbiased counts a sample added to its stack are a
+   function of its size and the sampling period (core.c recomputes them on removal). */
 struct live_entry {
-	uintptr_t ptr;     /* 0 = empty slot */
+	uintptr_t ptr;     /* != 0 */
 	uint64_t size;     /* requested bytes */
-	uint64_t objs_fp;  /* weight * 2^STACKTAB_OBJS_SHIFT, as added to the stack */
-	uint64_t bytes_fp; /* round(weight * size), as added to the stack */
 	uint32_t stack;    /* stack id */
-	uint32_t pad;
 };
 
+/* Sizes of 2^32 - 1 bytes and more are kept beside the records, in a table this long. */
+#define LIVETAB_BIG 64
+
 struct livetab {
-	struct live_entry *slots;
-	uint64_t mask;         /* slot count - 1 (grows by doubling up to max_slots) */
-	uint64_t max_slots;    /* power of two >= 1.5 * cap */
-	uint64_t n, cap;       /* live entries, hard cap */
-	uint64_t dropped_full; /* inserts refused because n == cap */
-	size_t bytes;
+	struct recstore recs;  /* the records (livetab.c's struct live_rec) */
+	struct linhash index;  /* buckets of chains of record numbers */
+	uint64_t n;            /* live entries */
+	uint64_t cap;          /* the budget (prof_max_live); 0 = none */
+	uint64_t dropped_full; /* inserts refused at the budget */
+	uint64_t dropped_nomem;/* inserts refused because no memory could be mapped */
+	uint64_t max_chain;    /* longest chain walked by a split (for statistics) */
+	struct {
+		uintptr_t ptr;
+		uint64_t size;
+	} big[LIVETAB_BIG];    /* ptr 0 = free */
 };
 
 /* the bits free() reads: bit g % 64 of word g / 64 is granule g's */
@@ -131,16 +142,21 @@ void livetab_filter_pin(const void *p, size_t n);
    removes and livetab_clear). No lock; no malloc. */
 void livetab_filter_pin_all(void);
 
-/* Maps storage for cap live samples. Returns 0 or -ENOMEM. */
+/* Prepares an empty table; cap is the budget (0 = none). Returns 0 or -ENOMEM. */
 int livetab_init(struct livetab *t, uint64_t cap);
+/* Bytes the table has mapped (records, buckets, directories; not the filter). */
+size_t livetab_bytes(const struct livetab *t);
 void livetab_release(struct livetab *t);
-/* Forgets every entry and zeroes the filter, except the pinned counts. */
+/* Forgets every entry, gives the memory back and zeroes the filter, except the pinned
+   counts. */
 void livetab_clear(struct livetab *t);
 
 /*
  * Inserts e (e->ptr != 0). Returns 0 when inserted, 1 when an entry for the same pointer
  * existed (it is replaced and copied to *old so the caller can undo its counts), -1 when the
- * table is full (dropped_full is incremented).
+ * budget is reached (dropped_full is incremented) or no memory can be mapped (dropped_nomem),
+ * -2 when an entry for the same pointer existed (removed, in *old) and e could not be
+ * inserted.
  */
 int livetab_insert(struct livetab *t, const struct live_entry *e, struct live_entry *old);
 

@@ -12,6 +12,8 @@
 
 #include "../base/digits.h"
 
+#include "../base/allocsym.h"
+#include "../base/elffile.h"
 #include "../base/outbuf.h"
 #include "dumpfmt.h"
 #include "sys.h"
@@ -34,10 +36,15 @@ void options_init(struct options *o)
 	o->prof_format = DUMP_HEAPV2;
 	o->prof_unwind = UNWIND_DWARF;
 	o->prof_bt_max = 128;
-	o->prof_max_stacks = 65536;
-	o->prof_max_live = 1u << 20;
+	o->prof_max_stacks = 0; /* no budget: the tables grow */
+	o->prof_max_live = 0;
 	o->prof_dump_mode = 0600;
 	o->http_dump_rate_ms = 1000;
+	o->prof_oom_nat = 3;
+	o->prof_oom_at[0] = 80;
+	o->prof_oom_at[1] = 90;
+	o->prof_oom_at[2] = 95;
+	o->prof_oom_cooldown_ms = 60000;
 }
 
 /* A value as the scanner hands it around: not NUL-terminated. */
@@ -133,6 +140,29 @@ static int parse_duration_ms(struct span v, uint64_t *out)
 	return 0;
 }
 
+/* "<N>[k|m|g|t]" (either case; binary multiples), bare number = bytes. */
+static int parse_bytes(struct span v, uint64_t *out)
+{
+	static const char units[] = "kmgt";
+	struct span num = v;
+	unsigned shift = 0;
+	if (v.n > 1) {
+		char c = v.p[v.n - 1];
+		if (c >= 'A' && c <= 'Z')
+			c = (char)(c - 'A' + 'a');
+		const char *u = memchr(units, c, 4);
+		if (u) {
+			shift = 10 * (unsigned)(u - units + 1);
+			num.n--;
+		}
+	}
+	uint64_t x;
+	if (parse_u64(num, &x) || (shift && x > (UINT64_MAX >> shift)))
+		return -1;
+	*out = x << shift;
+	return 0;
+}
+
 static int parse_signal(struct span v, int *out)
 {
 	struct span s = v;
@@ -186,6 +216,31 @@ static int parse_string(struct span v, char *dst, size_t cap)
 		return -1;
 	memcpy(dst, v.p, v.n);
 	dst[v.n] = 0;
+	return 0;
+}
+
+/* prof_oom_at: percentages 1..100 joined by '+', at most 8, sorted ascending here. */
+static int parse_percents(struct span v, struct options *o)
+{
+	unsigned at[8];
+	unsigned n = 0;
+	size_t i = 0;
+	while (i <= v.n) {
+		size_t j = i;
+		while (j < v.n && v.p[j] != '+')
+			j++;
+		struct span tok = {v.p + i, j - i};
+		uint64_t u;
+		if (n == 8 || parse_u64(tok, &u) || u < 1 || u > 100)
+			return -1;
+		unsigned k = n++;
+		for (; k > 0 && at[k - 1] > (unsigned)u; k--)
+			at[k] = at[k - 1];
+		at[k] = (unsigned)u;
+		i = j + 1;
+	}
+	o->prof_oom_nat = n;
+	memcpy(o->prof_oom_at, at, n * sizeof at[0]);
 	return 0;
 }
 
@@ -304,6 +359,8 @@ static void apply(struct options *o, struct span key, struct span v, struct repo
 	BOOL_KEY(prof_accum)
 	BOOL_KEY(verbose)
 	BOOL_KEY(stats_exact)
+	BOOL_KEY(prof_oom)
+	BOOL_KEY(prof_peak)
 	if (span_eq(key, "prof_leak_error")) {
 		if (parse_bool(v, &b) == 0) {
 			o->prof_leak_error = b;
@@ -319,8 +376,8 @@ static void apply(struct options *o, struct span key, struct span v, struct repo
 	U64_KEY(prof_max_dumps, 0, UINT64_MAX, "a count, 0 = unlimited")
 	U64_KEY(prof_dump_mode, 0, 0777, "permission bits, e.g. 0600 or 0640")
 	U64_KEY(prof_bt_max, 1, 256, "1..256")
-	U64_KEY(prof_max_stacks, 1, 1u << 24, "1..16777216")
-	U64_KEY(prof_max_live, 1, 1u << 26, "1..67108864")
+	U64_KEY(prof_max_stacks, 0, 4000000000u, "0 (no budget) or 1..4000000000")
+	U64_KEY(prof_max_live, 0, 4000000000u, "0 (no budget) or 1..4000000000")
 	if (span_eq(key, "lg_prof_interval")) {
 		if (parse_i64(v, &i) == 0 && i >= -1 && i <= 62) {
 			o->lg_prof_interval = (int)i;
@@ -389,6 +446,34 @@ static void apply(struct options *o, struct span key, struct span v, struct repo
 		return;
 	}
 	U64_KEY(http_dump_rate_ms, 0, UINT64_MAX / 1000000, "milliseconds, 0 = no limit")
+	if (span_eq(key, "prof_mem_limit")) {
+		if (parse_bytes(v, &u) == 0) {
+			o->prof_mem_limit = u;
+		} else {
+			fmt_u(cur, o->prof_mem_limit);
+			bad_value(r, key, v, "<N>[k|m|g|t] bytes, 0 = none", cur);
+		}
+		return;
+	}
+	if (span_eq(key, "prof_oom_at")) {
+		if (parse_percents(v, o))
+			bad_value(r, key, v, "percentages 1..100 joined by '+', at most 8", "80+90+95");
+		return;
+	}
+	if (span_eq(key, "prof_oom_cooldown")) {
+		if (parse_duration_ms(v, &u) == 0) {
+			o->prof_oom_cooldown_ms = u;
+		} else {
+			fmt_u(cur, o->prof_oom_cooldown_ms / 1000);
+			bad_value(r, key, v, "<N>[ms|s|m|h]", "60s");
+		}
+		return;
+	}
+	if (span_eq(key, "mem_cgroup")) {
+		if (parse_string(v, o->mem_cgroup, sizeof o->mem_cgroup))
+			bad_value(r, key, v, "a directory shorter than 256 bytes", "found from /proc");
+		return;
+	}
 	problem(r, "unknown option '", key, "' (ignored)", NULL, NULL);
 #undef BOOL_KEY
 #undef U64_KEY
@@ -433,21 +518,117 @@ struct options *options_mut(void)
 	return &g_opts;
 }
 
-/* HEAPTAP_CONF from /proc/self/environ, for calls made before libc set up environ. */
-static const char *conf_from_proc(char *buf, size_t cap)
+/* The environment as NUL-separated "NAME=value" strings: libc's when it is set up, else a
+   copy of /proc/self/environ (for calls made before libc set up environ). */
+static char envbuf[64 * 1024];
+static long envlen = -1;
+
+static const char *env_get(const char *name)
 {
-	long n = sys_read_small("/proc/self/environ", buf, cap);
-	if (n <= 0)
-		return NULL;
-	static const char key[] = "HEAPTAP_CONF=";
-	for (long i = 0; i < n;) {
-		const char *e = buf + i;
+	if (environ)
+		return getenv(name);
+	if (envlen < 0)
+		envlen = sys_read_small("/proc/self/environ", envbuf, sizeof envbuf);
+	size_t nl = strlen(name);
+	for (long i = 0; i < envlen;) {
+		const char *e = envbuf + i;
 		size_t len = strlen(e);
-		if (strncmp(e, key, sizeof key - 1) == 0)
-			return e + sizeof key - 1;
+		if (strncmp(e, name, nl) == 0 && e[nl] == '=')
+			return e + nl + 1;
 		i += (long)len + 1;
 	}
 	return NULL;
+}
+
+/* The MALLOC_CONF keys that mean the same in heaptap (docs/OPTIONS.md "Other variables"). */
+static const char *const shared_keys[] = {
+	"prof", "prof_active", "lg_prof_sample", "lg_prof_interval", "prof_gdump", "prof_final",
+	"prof_leak", "prof_leak_error", "prof_accum", "prof_prefix", NULL,
+};
+
+/* Appends the pairs of MALLOC_CONF whose keys heaptap shares to ob (comma-separated). */
+static void translate_malloc_conf(const char *mc, struct outbuf *ob)
+{
+	for (const char *p = mc; p && *p;) {
+		const char *end = strchr(p, ',');
+		size_t n = end ? (size_t)(end - p) : strlen(p);
+		const char *colon = memchr(p, ':', n);
+		for (int i = 0; colon && shared_keys[i]; i++) {
+			if (strlen(shared_keys[i]) != (size_t)(colon - p) ||
+			    strncmp(p, shared_keys[i], (size_t)(colon - p)) != 0)
+				continue;
+			if (ob->len)
+				outbuf_putc(ob, ',');
+			outbuf_put(ob, p, n);
+		}
+		p = end ? end + 1 : NULL;
+	}
+}
+
+/* log2 of a byte count, rounded to the nearest integer (HEAP_PROFILE_ALLOCATION_INTERVAL). */
+static int lg_round(uint64_t v)
+{
+	int lg = 0;
+	while (lg < 62 && ((uint64_t)1 << (lg + 1)) <= v)
+		lg++;
+	/* nearer the next power of two? */
+	if (lg < 62 && v - ((uint64_t)1 << lg) > ((uint64_t)1 << (lg + 1)) - v)
+		lg++;
+	return lg;
+}
+
+/* 1 when v is a decimal number without sign or junk; its value in *out. */
+static int env_u64(const char *v, uint64_t *out)
+{
+	if (!v || !*v)
+		return 0;
+	struct span sp = {v, strlen(v)};
+	return parse_u64(sp, out) == 0;
+}
+
+/* Appends gperftools' HEAPPROFILE and its companions, translated, to ob. */
+static void translate_gperftools(const char *prefix, struct outbuf *ob)
+{
+	uint64_t v;
+	if (ob->len)
+		outbuf_putc(ob, ',');
+	outbuf_puts(ob, "prof_prefix:");
+	outbuf_puts(ob, prefix);
+	/* gperftools dumps every 1 GiB allocated unless told otherwise */
+	const char *alloc = env_get("HEAP_PROFILE_ALLOCATION_INTERVAL");
+	outbuf_puts(ob, ",lg_prof_interval:");
+	if (env_u64(alloc, &v))
+		outbuf_i64(ob, v == 0 ? -1 : lg_round(v));
+	else
+		outbuf_puts(ob, "30");
+	if (env_u64(env_get("HEAP_PROFILE_INUSE_INTERVAL"), &v) && v > 0)
+		outbuf_puts(ob, ",prof_gdump:true");
+	if (env_u64(env_get("HEAP_PROFILE_TIME_INTERVAL"), &v) && v > 0) {
+		outbuf_puts(ob, ",prof_time_interval:");
+		outbuf_u64(ob, v);
+		outbuf_puts(ob, "s");
+	}
+	if (env_u64(env_get("HEAPPROFILESIGNAL"), &v) && v > 0 && v < 65) {
+		outbuf_puts(ob, ",prof_signal:");
+		outbuf_u64(ob, v);
+	}
+}
+
+/* 1 when a jemalloc is in the process (its MALLOC_CONF is then its own): a mapped libjemalloc,
+   or <prefix>mallctl in the executable's symbol tables. */
+static int jemalloc_in_process(void)
+{
+	static char maps[256 * 1024];
+	long n = sys_read_small("/proc/self/maps", maps, sizeof maps);
+	if (n > 0 && strstr(maps, "/libjemalloc"))
+		return 1;
+	struct elffile f;
+	struct allocsym_found a;
+	if (elffile_open(&f, "/proc/self/exe") != 0)
+		return 0;
+	allocsym_scan(&f, &a);
+	elffile_close(&f);
+	return a.jemalloc;
 }
 
 void options_load(void)
@@ -464,8 +645,40 @@ void options_load(void)
 		g_opts.secure = 1;
 		return;
 	}
-	static char envbuf[64 * 1024];
-	const char *conf = environ ? getenv("HEAPTAP_CONF") : conf_from_proc(envbuf, sizeof envbuf);
+	/* The variables of the tools heaptap replaces, lowest precedence first: MALLOC_CONF's
+	   shared keys (when no jemalloc of the process reads it), then gperftools' HEAPPROFILE
+	   family, then HEAPTAP_CONF, which wins. */
+	static char legacy[2048];
+	struct outbuf ob;
+	outbuf_init(&ob, legacy, sizeof legacy - 1, -1);
+	const char *mc = env_get("MALLOC_CONF"), *hp = env_get("HEAPPROFILE");
+	const char *names[2] = {NULL, NULL};
+	if (mc && *mc && !jemalloc_in_process()) {
+		translate_malloc_conf(mc, &ob);
+		if (ob.len)
+			names[0] = "MALLOC_CONF";
+	}
+	if (hp && *hp) {
+		translate_gperftools(hp, &ob);
+		names[names[0] ? 1 : 0] = "HEAPPROFILE";
+	}
+	legacy[ob.truncated ? 0 : ob.len] = 0;
+	const char *conf = env_get("HEAPTAP_CONF");
+	if (legacy[0]) {
+		options_parse(&g_opts, legacy, 2);
+		char line[2300];
+		outbuf_init(&ob, line, sizeof line - 1, -1);
+		outbuf_puts(&ob, "heaptap: options from ");
+		outbuf_puts(&ob, names[0]);
+		if (names[1]) {
+			outbuf_puts(&ob, " and ");
+			outbuf_puts(&ob, names[1]);
+		}
+		outbuf_puts(&ob, " (");
+		outbuf_puts(&ob, legacy);
+		outbuf_puts(&ob, conf && *conf ? "), then HEAPTAP_CONF, which wins\n" : ")\n");
+		(void)write_all(2, line, ob.len);
+	}
 	options_parse(&g_opts, conf, 2);
 }
 

@@ -34,8 +34,8 @@ struct options {
 	unsigned prof_format;        /* DUMP_* bits of dumpfmt.h (DUMP_HEAPV2) */
 	int prof_unwind;             /* enum unwind_mode (UNWIND_DWARF: cfi.c, frame pointers where it cannot) */
 	unsigned prof_bt_max;        /* frames per stack, 1..256 (128) */
-	uint64_t prof_max_stacks;    /* stack table capacity (65536) */
-	uint64_t prof_max_live;      /* live table capacity (1 << 20) */
+	uint64_t prof_max_stacks;    /* budget: stacks held at once (0 = none, the default) */
+	uint64_t prof_max_live;      /* budget: live samples held at once (0 = none, the default) */
 	char http[256];              /* HTTP listen address, "" none (lib/http*.c reads it) */
 	char http_token[256];        /* HTTP bearer token, "" none */
 	int verbose;                 /* extra diagnostics on stderr (false) */
@@ -48,6 +48,14 @@ struct options {
 	uint32_t http_allow_uids[16];/* host's own (getuid, geteuid) and root */
 	char http_hosts[256];        /* extra Host names accepted, '+'-separated ("") */
 	uint64_t http_dump_rate_ms;  /* at least this long between dumps asked for over HTTP (1000) */
+	/* memory pressure and the peak profile (docs/OPTIONS.md "Memory evidence") */
+	int prof_oom;                /* dump when memory use crosses prof_oom_at of the limit (false) */
+	unsigned prof_oom_nat;       /* thresholds in prof_oom_at, ascending (3) */
+	unsigned prof_oom_at[8];     /* percent of the limit (80, 90, 95) */
+	uint64_t prof_oom_cooldown_ms; /* at most one memory-pressure dump per this long (60000) */
+	uint64_t prof_mem_limit;     /* the limit in bytes when no smaller cgroup limit (0 = none) */
+	char mem_cgroup[256];        /* the memory cgroup's directory ("" = found from /proc) */
+	int prof_peak;               /* keep the profile of the live heap at its peak (false) */
 };
 
 /* Fills o with the defaults. */

@@ -4,6 +4,7 @@
 #include "rundir.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -12,10 +13,17 @@
 
 static char dir[512];
 
+static int state; /* 0 none, 1 being created, 2 ready (atomic): dumps and the HTTP thread race */
+
 const char *rundir_get(void)
 {
-	if (dir[0])
-		return dir;
+	int expect = 0;
+	while (!__atomic_compare_exchange_n(&state, &expect, 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		if (expect == 2)
+			return dir;
+		sched_yield(); /* another thread is creating it */
+		expect = 0;
+	}
 	const char *base = getenv("TMPDIR");
 	if (!base || !*base || strlen(base) > sizeof dir - 64)
 		base = "/tmp";
@@ -27,9 +35,13 @@ const char *rundir_get(void)
 	outbuf_puts(&ob, ".XXXXXX");
 	dir[ob.len] = 0;
 	if (!mkdtemp(dir)) {
+		int e = errno;
 		dir[0] = 0;
+		__atomic_store_n(&state, 0, __ATOMIC_RELEASE);
+		errno = e;
 		return NULL;
 	}
+	__atomic_store_n(&state, 2, __ATOMIC_RELEASE);
 	return dir;
 }
 
@@ -54,4 +66,5 @@ char *rundir_path(char *dst, size_t cap, const char *name)
 void rundir_fork_child(void)
 {
 	dir[0] = 0;
+	__atomic_store_n(&state, 0, __ATOMIC_RELEASE);
 }

@@ -2,8 +2,8 @@
  * rundir.h - the process's private run directory, "$TMPDIR/heaptap.<pid>.XXXXXX" (mkdtemp:
  * mode 0700, an unpredictable name), created on first use: where the control plane keeps the
  * files of a Mesos-style run and where jemalloc's profiler is asked to dump before heaptap
- * serves the file. Not the dump prefix of automatic dumps (prof_prefix). Not thread-safe (the
- * HTTP server's thread uses it); no malloc.
+ * serves the file. Not the dump prefix of automatic dumps (prof_prefix). Creation is
+ * thread-safe (the HTTP thread and the dump paths both use it); no malloc.
  */
 #ifndef HEAPTAP_LIB_RUNDIR_H
 #define HEAPTAP_LIB_RUNDIR_H

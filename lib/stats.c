@@ -12,6 +12,9 @@
 #include "dump.h"
 #include "dumpfmt.h"
 #include "http_server.h"
+#include "memacct.h"
+#include "memwatch.h"
+#include "peakprof.h"
 #include "options.h"
 #include "threads.h"
 #include "trigger.h"
@@ -59,6 +62,19 @@ static void options_json(struct jsonw *w)
 	jsonw_bool(w, "verbose", o->verbose);
 	jsonw_bool(w, "stats_exact", o->stats_exact);
 	jsonw_u64(w, "prof_dump_mode", o->prof_dump_mode);
+	jsonw_bool(w, "prof_oom", o->prof_oom);
+	outbuf_init(&fb, fmt, sizeof fmt - 1, -1);
+	for (unsigned i = 0; i < o->prof_oom_nat; i++) {
+		if (i)
+			outbuf_putc(&fb, '+');
+		outbuf_u64(&fb, o->prof_oom_at[i]);
+	}
+	fmt[fb.len] = 0;
+	jsonw_str(w, "prof_oom_at", fmt);
+	jsonw_u64(w, "prof_oom_cooldown_ms", o->prof_oom_cooldown_ms);
+	jsonw_u64(w, "prof_mem_limit", o->prof_mem_limit);
+	jsonw_str(w, "mem_cgroup", o->mem_cgroup);
+	jsonw_bool(w, "prof_peak", o->prof_peak);
 	jsonw_object_end(w);
 }
 
@@ -74,17 +90,25 @@ void stats_json(struct outbuf *ob)
 	uint64_t live_samples = core.live_samples;
 	uint64_t live_bytes = core.live_bytes_fp;
 	uint64_t peak_bytes = core.peak_bytes_fp;
-	uint64_t nstacks = core.stacks.n;
-	uint64_t drop_stack = core.stacks.dropped_full;
-	uint64_t drop_live = core.live.dropped_full;
-	/* the collector's own memory: address space mapped for the tables, and the part in use */
-	uint64_t mapped = core.stacks.ents_bytes + core.stacks.index_bytes + core.stacks.pool_bytes +
-	                  core.live.bytes + sizeof livetab_filter + sizeof livetab_gran;
-	uint64_t used = (uint64_t)core.stacks.n * sizeof(struct stack_entry) + core.stacks.index_bytes +
-	                core.stacks.pool_used * sizeof(uintptr_t) + core.live.bytes;
+	uint64_t nstacks = stacktab_count(&core.stacks);
+	uint64_t queued = core.stacks.queued, recycled = core.stacks.recycled;
+	uint64_t drop_stack = core.dropped_stacks;
+	uint64_t drop_live = core.dropped_live;
+	uint64_t drop_bytes = core.dropped_bytes_fp;
+	uint64_t trunc = core.truncated_samples, trunc_bytes = core.truncated_bytes_fp;
+	uint64_t unwind_failed = core.unwind_failed;
+	/* the collector's own memory: address space mapped for the tables (the filter included),
+	   and the part holding entries */
+	uint64_t tables = stacktab_bytes(&core.stacks) + livetab_bytes(&core.live);
+	uint64_t mapped = tables + sizeof livetab_filter + sizeof livetab_gran;
+	uint64_t used = tables;
+	uint64_t peak_copies, peak_skipped;
+	peakprof_counts_locked(&peak_copies, &peak_skipped);
 	core_unlock_tables();
 	struct dump_counts dc;
 	dump_get_counts(&dc);
+	struct memfacts mf;
+	memacct_read(&mf);
 
 	struct jsonw w;
 	jsonw_init(&w, ob);
@@ -114,8 +138,14 @@ void stats_json(struct outbuf *ob)
 	jsonw_u64(&w, "samples", samples);
 	jsonw_u64(&w, "live_samples", live_samples);
 	jsonw_u64(&w, "stacks", nstacks);
+	jsonw_u64(&w, "stacks_queued_for_reuse", queued);
+	jsonw_u64(&w, "stacks_recycled", recycled);
 	jsonw_u64(&w, "dropped_stack_table_full", drop_stack);
 	jsonw_u64(&w, "dropped_live_table_full", drop_live);
+	jsonw_u64(&w, "dropped_bytes_estimate", drop_bytes);
+	jsonw_u64(&w, "truncated_stacks", trunc);
+	jsonw_u64(&w, "truncated_bytes_estimate", trunc_bytes);
+	jsonw_u64(&w, "unwind_failed", unwind_failed);
 	jsonw_u64(&w, "reentrant_calls", __atomic_load_n(&core.reentrant, __ATOMIC_RELAXED));
 	struct cfi_counts cc;
 	cfi_get_counts(&cc);
@@ -133,6 +163,27 @@ void stats_json(struct outbuf *ob)
 		jsonw_u64(&w, "freed_usable_bytes", __atomic_load_n(&core_exact.freed, __ATOMIC_RELAXED));
 		jsonw_i64(&w, "live_usable_bytes", __atomic_load_n(&core_exact.live, __ATOMIC_RELAXED));
 		jsonw_i64(&w, "peak_live_usable_bytes", __atomic_load_n(&core_exact.peak, __ATOMIC_RELAXED));
+		jsonw_object_end(&w);
+	}
+
+	jsonw_object_begin(&w, "memory");
+	memacct_json(&w, &mf);
+	jsonw_object_end(&w);
+	if (options_get()->prof_oom) {
+		struct memwatch_state ws;
+		memwatch_get(&ws);
+		jsonw_object_begin(&w, "memory_watch");
+		jsonw_u64(&w, "checks", ws.checks);
+		jsonw_u64(&w, "dumps", ws.dumps);
+		jsonw_u64(&w, "usage", ws.usage);
+		jsonw_u64(&w, "limit", ws.limit);
+		jsonw_str(&w, "limit_source", ws.source);
+		jsonw_object_end(&w);
+	}
+	if (options_get()->prof_peak) {
+		jsonw_object_begin(&w, "peak_profile");
+		jsonw_u64(&w, "copies", peak_copies);
+		jsonw_u64(&w, "skipped_no_memory", peak_skipped);
 		jsonw_object_end(&w);
 	}
 

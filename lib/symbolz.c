@@ -8,13 +8,13 @@
  */
 #include "symbolz.h"
 
+#include "../base/elffile.h"
+
 #include <elf.h>
-#include <fcntl.h>
 #include <link.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #define SYMZ_MAX_OBJS 256
 #define SYMZ_MAX_SEGS 1024
@@ -31,8 +31,7 @@ struct symz_obj {
 	uint64_t base;            /* dlpi_addr */
 	dev_t dev;
 	ino_t ino;
-	const char *file;         /* the mapped ELF file */
-	size_t file_len;
+	struct elffile ef;        /* the mapped ELF file (closed when it has no symbols) */
 	const char *strtab;
 	size_t strtab_len;
 	struct symz_sym *syms;    /* sorted by addr; mmap'd */
@@ -53,8 +52,7 @@ static size_t nsegs;
 
 static void obj_unload(struct symz_obj *o)
 {
-	if (o->file)
-		munmap((void *)o->file, o->file_len);
+	elffile_close(&o->ef);
 	if (o->syms)
 		munmap(o->syms, o->syms_map_len);
 	memset(o, 0, sizeof *o);
@@ -91,40 +89,16 @@ static void heap_sort(struct symz_sym *a, size_t n)
 	}
 }
 
-/* Reads the function symbols of the mapped ELF file f into o. Returns 0 or -1. */
+/* Copies the function symbols of o's mapped file (.symtab, else .dynsym) into a sorted
+   array. Returns 0 or -1. */
 static int obj_read_symbols(struct symz_obj *o)
 {
-	const unsigned char *f = (const unsigned char *)o->file;
-	size_t n = o->file_len;
-	if (n < sizeof(Elf64_Ehdr) || memcmp(f, ELFMAG, SELFMAG) != 0 || f[EI_CLASS] != ELFCLASS64)
+	struct elffile_symtab t;
+	if (elffile_symtab(&o->ef, SHT_SYMTAB, &t) != 0 && elffile_symtab(&o->ef, SHT_DYNSYM, &t) != 0)
 		return -1;
-	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)f;
-	if (eh->e_shoff == 0 || eh->e_shentsize != sizeof(Elf64_Shdr) || eh->e_shnum == 0 ||
-	    eh->e_shoff > n || (n - eh->e_shoff) / sizeof(Elf64_Shdr) < eh->e_shnum)
-		return -1;
-	const Elf64_Shdr *sh = (const Elf64_Shdr *)(f + eh->e_shoff);
-	const Elf64_Shdr *tab = NULL;
-	for (int want = SHT_SYMTAB; want && !tab; want = want == SHT_SYMTAB ? SHT_DYNSYM : 0)
-		for (unsigned i = 0; i < eh->e_shnum; i++)
-			if (sh[i].sh_type == (unsigned)want && sh[i].sh_link < eh->e_shnum) {
-				tab = &sh[i];
-				break;
-			}
-	if (!tab)
-		return -1;
-	const Elf64_Shdr *str = &sh[tab->sh_link];
-	if (tab->sh_offset > n || tab->sh_size > n - tab->sh_offset || str->sh_offset > n ||
-	    str->sh_size > n - str->sh_offset || tab->sh_entsize != sizeof(Elf64_Sym))
-		return -1;
-	const Elf64_Sym *sym = (const Elf64_Sym *)(f + tab->sh_offset);
-	size_t nsym = tab->sh_size / sizeof(Elf64_Sym);
 	size_t count = 0;
-	for (size_t i = 0; i < nsym; i++) {
-		int type = ELF64_ST_TYPE(sym[i].st_info);
-		if ((type == STT_FUNC || type == STT_GNU_IFUNC) && sym[i].st_shndx != SHN_UNDEF &&
-		    sym[i].st_value != 0 && sym[i].st_name < str->sh_size)
-			count++;
-	}
+	for (size_t i = 0; i < t.nsyms; i++)
+		count += elffile_sym_is_func(&t, i);
 	if (count == 0)
 		return -1;
 	size_t len = (count * sizeof(struct symz_sym) + 4095) & ~(size_t)4095;
@@ -133,25 +107,20 @@ static int obj_read_symbols(struct symz_obj *o)
 		return -1;
 	struct symz_sym *out = m;
 	size_t k = 0;
-	for (size_t i = 0; i < nsym && k < count; i++) {
-		int type = ELF64_ST_TYPE(sym[i].st_info);
-		if ((type == STT_FUNC || type == STT_GNU_IFUNC) && sym[i].st_shndx != SHN_UNDEF &&
-		    sym[i].st_value != 0 && sym[i].st_name < str->sh_size) {
-			out[k].addr = sym[i].st_value;
-			out[k].size = sym[i].st_size;
-			out[k].name = sym[i].st_name;
-			k++;
-		}
+	for (size_t i = 0; i < t.nsyms && k < count; i++) {
+		if (!elffile_sym_is_func(&t, i))
+			continue;
+		out[k].addr = t.syms[i].st_value;
+		out[k].size = t.syms[i].st_size;
+		out[k].name = t.syms[i].st_name;
+		k++;
 	}
 	heap_sort(out, k);
 	o->syms = out;
 	o->nsyms = k;
 	o->syms_map_len = len;
-	o->strtab = (const char *)f + str->sh_offset;
-	o->strtab_len = str->sh_size;
-	/* the string table must end with a NUL for the names to be C strings */
-	if (o->strtab_len == 0 || o->strtab[o->strtab_len - 1] != 0)
-		return -1;
+	o->strtab = t.strs;
+	o->strtab_len = t.nstrs;
 	return 0;
 }
 
@@ -162,13 +131,8 @@ static struct symz_obj *obj_find_or_load(const char *name, uint64_t base)
 	if (pl >= SYMZ_PATH_MAX)
 		return NULL;
 	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
 		return NULL;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0) {
-		close(fd);
-		return NULL;
-	}
 	struct symz_obj *free_slot = NULL;
 	for (int i = 0; i < SYMZ_MAX_OBJS; i++) {
 		struct symz_obj *o = &objs[i];
@@ -177,36 +141,20 @@ static struct symz_obj *obj_find_or_load(const char *name, uint64_t base)
 				free_slot = o;
 			continue;
 		}
-		if (o->base == base && o->dev == st.st_dev && o->ino == st.st_ino && strcmp(o->path, path) == 0) {
-			close(fd);
+		if (o->base == base && o->dev == st.st_dev && o->ino == st.st_ino && strcmp(o->path, path) == 0)
 			return o;
-		}
 	}
-	if (!free_slot) {
-		close(fd);
+	if (!free_slot)
 		return NULL;
-	}
 	struct symz_obj *o = free_slot;
-	void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (m == MAP_FAILED)
-		return NULL;
 	memcpy(o->path, path, pl + 1);
 	o->base = base;
 	o->dev = st.st_dev;
 	o->ino = st.st_ino;
-	o->file = m;
-	o->file_len = (size_t)st.st_size;
 	o->used = 1;
-	if (obj_read_symbols(o) != 0) {
-		/* keep an empty entry so a stripped file is not re-read on every request */
-		if (o->syms)
-			munmap(o->syms, o->syms_map_len);
-		munmap((void *)o->file, o->file_len);
-		o->file = NULL;
-		o->syms = NULL;
-		o->nsyms = 0;
-	}
+	/* a stripped or unreadable file keeps an empty entry, so it is not re-read on every request */
+	if (elffile_open(&o->ef, path) == 0 && obj_read_symbols(o) != 0)
+		elffile_close(&o->ef);
 	return o;
 }
 

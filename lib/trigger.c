@@ -10,4 +10,6 @@ const struct trigger_info trigger_table[TRIG_COUNT] = {
 	[TRIG_FINAL] = {'f', "final", 0},
 	[TRIG_TIME] = {'t', "time", 1},
 	[TRIG_SIGNAL] = {'s', "signal", 1},
+	[TRIG_OOM] = {'o', "oom", 1},
+	[TRIG_PEAK] = {'p', "peak", 0},
 };

@@ -15,6 +15,8 @@ enum dump_trigger {
 	TRIG_FINAL,     /* 'f': at exit */
 	TRIG_TIME,      /* 't': prof_time_interval */
 	TRIG_SIGNAL,    /* 's': prof_signal */
+	TRIG_OOM,       /* 'o': memory pressure (prof_oom, memwatch.h) */
+	TRIG_PEAK,      /* 'p': the peak profile at exit (prof_peak, peakprof.h) */
 	TRIG_COUNT
 };
 

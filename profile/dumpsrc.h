@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "memfacts.h"
+
 /* One distinct call stack and what it holds. */
 struct dump_stack {
 	const uintptr_t *pcs; /* return addresses as unwound, leaf first; pcs[0] is the
@@ -38,6 +40,18 @@ struct dump_mapping {
 	int unloaded;           /* 1 when the object was dlclose'd since (kept so old frames resolve) */
 };
 
+/* What the stacks do not show (counts since the collector started or was reset): samples it
+   could not keep and stacks it cut. The writers put them in every dump. */
+struct dump_losses {
+	uint64_t samples;           /* sampled allocations */
+	uint64_t dropped_samples;   /* samples in no stack: a table's budget, or no memory */
+	uint64_t dropped_bytes;     /* the unbiased bytes they stood for when allocated */
+	uint64_t truncated_samples; /* samples whose stack was cut at prof_bt_max (their outermost
+	                               frame is heaptap_truncated_stack) */
+	uint64_t truncated_bytes;   /* the unbiased bytes they stood for when allocated */
+	uint64_t unwind_failed;     /* samples whose stack could not be unwound (frame 0x0) */
+};
+
 struct dump_source {
 	uint64_t sample_period;   /* R = 2^lg_prof_sample, mean bytes between samples (1 = every allocation) */
 	int accum;                /* 1 when alloc_* values are maintained (prof_accum) */
@@ -46,7 +60,11 @@ struct dump_source {
 	int pid;
 	const char *exe_path;     /* readlink("/proc/self/exe"), NUL-terminated */
 	const char *cmdline;      /* command line, arguments separated by single spaces */
-	const char *trigger;      /* "final", "interval", "gdump", "manual", "time", "signal", "http" */
+	const char *trigger;      /* "final", "interval", "gdump", "manual", "time", "signal", "http",
+	                             "oom", "peak" */
+	const char *reason;       /* why this dump, in words (memory-pressure dumps), or NULL */
+	struct memfacts memory;   /* the process's memory at the snapshot (memory.present 0: none) */
+	struct dump_losses losses;
 
 	/* The text of /proc/self/maps, verbatim, followed by synthetic lines in the same format
 	   for objects unloaded since they were sampled. */

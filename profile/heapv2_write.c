@@ -107,6 +107,24 @@ static void write_meta(const struct dump_source *src, struct outbuf *ob)
 	meta_key(ob, "period");
 	outbuf_u64(ob, src->sample_period);
 	outbuf_putc(ob, '\n');
+	/* what the stacks do not show (the CLI warns about it) */
+	const struct dump_losses *l = &src->losses;
+	const struct {
+		const char *key;
+		uint64_t v;
+	} loss[] = {
+		{"samples", l->samples},
+		{"dropped_samples", l->dropped_samples},
+		{"dropped_bytes", l->dropped_bytes},
+		{"truncated_samples", l->truncated_samples},
+		{"truncated_bytes", l->truncated_bytes},
+		{"unwind_failed", l->unwind_failed},
+	};
+	for (size_t i = 0; i < sizeof loss / sizeof loss[0]; i++) {
+		meta_key(ob, loss[i].key);
+		outbuf_u64(ob, loss[i].v);
+		outbuf_putc(ob, '\n');
+	}
 	meta_key(ob, "trigger");
 	put_line_safe(ob, src->trigger ? src->trigger : "manual");
 	outbuf_putc(ob, '\n');
@@ -116,6 +134,24 @@ static void write_meta(const struct dump_source *src, struct outbuf *ob)
 	meta_key(ob, "cmdline");
 	put_line_safe(ob, src->cmdline ? src->cmdline : "");
 	outbuf_putc(ob, '\n');
+	if (src->reason) {
+		meta_key(ob, "reason");
+		put_line_safe(ob, src->reason);
+		outbuf_putc(ob, '\n');
+	}
+	if (src->memory.present) {
+		/* jeprof reads these lines of the map section as map lines that match no pattern */
+		meta_key(ob, "memory.allocator");
+		put_line_safe(ob, src->memory.allocator ? src->memory.allocator : "");
+		outbuf_putc(ob, '\n');
+		for (int i = 0; i < MF_COUNT; i++) {
+			outbuf_puts(ob, "# heaptap: memory.");
+			outbuf_puts(ob, memfacts_name(i));
+			outbuf_putc(ob, '=');
+			outbuf_u64(ob, src->memory.v[i]);
+			outbuf_putc(ob, '\n');
+		}
+	}
 	for (size_t i = 0; i < src->nmappings; i++) {
 		const struct dump_mapping *m = &src->mappings[i];
 		outbuf_puts(ob, "# heaptap: mapping start=0x");

@@ -5,6 +5,7 @@
  */
 #include "model.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -267,6 +268,25 @@ static void profile_compact_impl(struct profile *p, int drop_zero)
 	pv->ix_fingerprint = sample_fingerprint(p);
 }
 
+int profile_loss_set(struct prof_losses *l, const char *key, size_t klen, const char *v)
+{
+	static const char *const names[] = {"samples", "dropped_samples", "dropped_bytes",
+	                                    "truncated_samples", "truncated_bytes", "unwind_failed"};
+	uint64_t *fields[] = {&l->samples, &l->dropped_samples, &l->dropped_bytes,
+	                      &l->truncated_samples, &l->truncated_bytes, &l->unwind_failed};
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+		if (strlen(names[i]) != klen || memcmp(names[i], key, klen) != 0)
+			continue;
+		char *end;
+		errno = 0;
+		unsigned long long x = strtoull(v, &end, 10);
+		*fields[i] = errno || end == v ? 0 : (uint64_t)x;
+		l->known = 1;
+		return 1;
+	}
+	return 0;
+}
+
 void profile_compact(struct profile *p)
 {
 	profile_compact_impl(p, 1);
@@ -313,6 +333,17 @@ static void merge_mappings(struct profile *dst, const struct profile *src)
 void profile_merge(struct profile *dst, const struct profile *src, double sign)
 {
 	struct profile_priv *pv = profile_priv(dst);
+	if (sign > 0 && src->losses.known) { /* a merge keeps what every input lost */
+		struct prof_losses *a = &dst->losses;
+		const struct prof_losses *b = &src->losses;
+		a->known = 1;
+		a->samples += b->samples;
+		a->dropped_samples += b->dropped_samples;
+		a->dropped_bytes += b->dropped_bytes;
+		a->truncated_samples += b->truncated_samples;
+		a->truncated_bytes += b->truncated_bytes;
+		a->unwind_failed += b->unwind_failed;
+	}
 	/* Samples appended with profile_add since the last compaction may repeat stacks. */
 	if (pv->ix_n != dst->nsamples || !pv->ix.slots || pv->ix_fingerprint != sample_fingerprint(dst))
 		profile_compact_impl(dst, 0);
@@ -546,4 +577,29 @@ uint64_t *profile_unique_addrs(const struct profile *p, size_t *n)
 	qsort(out, w, sizeof *out, u64_cmp);
 	*n = w;
 	return out;
+}
+
+int profile_meta_memory(struct profile *p, const char *key, size_t klen, const char *v)
+{
+	if (klen == 6 && memcmp(key, "reason", 6) == 0) {
+		p->reason = profile_strdup(p, v);
+		return 1;
+	}
+	if (klen < 8 || memcmp(key, "memory.", 7) != 0)
+		return 0;
+	key += 7;
+	klen -= 7;
+	p->mem.present = 1;
+	if (klen == 9 && memcmp(key, "allocator", 9) == 0) {
+		p->mem.allocator = profile_strdup(p, v);
+		return 1;
+	}
+	for (int i = 0; i < MF_COUNT; i++) {
+		const char *n = memfacts_name(i);
+		if (strlen(n) == klen && memcmp(n, key, klen) == 0) {
+			p->mem.v[i] = strtoull(v, NULL, 10);
+			return 1;
+		}
+	}
+	return 1; /* a figure of a later version: ignored */
 }

@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "memfacts.h"
+
 /* Value indexes, in jeprof's order (its HeapProfileIndex). */
 enum prof_value {
 	PV_INUSE_OBJS = 0,
@@ -57,6 +59,14 @@ struct prof_symbol {
 
 struct prof_symtab; /* addr -> prof_symbol; see symtab.h */
 
+/* What a heaptap dump says its stacks do not show (dumpsrc.h's dump_losses, read back);
+   all 0 with known 0 for other profilers' files. */
+struct prof_losses {
+	int known;
+	uint64_t samples, dropped_samples, dropped_bytes, truncated_samples, truncated_bytes,
+		unwind_failed;
+};
+
 struct profile {
 	struct prof_sample *samples;
 	size_t nsamples, cap;
@@ -77,12 +87,20 @@ struct profile {
 	char *trigger;       /* heaptap dumps: what wrote it ("final", "interval", ...), else NULL */
 	int64_t start_time_ns;/* heaptap dumps: when the collector started, 0 when unknown */
 	unsigned long skipped_lines; /* lines the reader did not understand and skipped (as jeprof does) */
+	struct prof_losses losses; /* heaptap dumps: samples dropped, stacks cut */
+	struct memfacts mem; /* heaptap dumps: the process's memory at the dump (mem.present 0: none);
+	                        mem.allocator lives in the arena */
+	char *reason;        /* heaptap dumps: why it was written, in words (memory pressure), else NULL */
 
 	struct prof_symtab *syms; /* symbols the input carried, or NULL */
 
 	/* Arena for strings and address arrays owned by the profile. */
 	void *arena;
 };
+
+/* Sets the count of dump_losses named key[0..klen) from decimal text v; 1 if key is one of
+   them (and marks the losses known), else 0. */
+int profile_loss_set(struct prof_losses *l, const char *key, size_t klen, const char *v);
 
 /* Initialises an empty profile. */
 void profile_init(struct profile *p);
@@ -108,6 +126,9 @@ void profile_merge(struct profile *dst, const struct profile *src, double sign);
 const struct prof_mapping *profile_find_mapping(const struct profile *p, uint64_t addr);
 /* Copies a string into the profile's arena. */
 char *profile_strdup(struct profile *p, const char *s);
+/* Takes one heaptap metadata item (key of klen bytes, NUL-terminated value) that is about
+   memory: "memory.<name>" (memfacts.h) or "reason". Returns 1 when it was one, else 0. */
+int profile_meta_memory(struct profile *p, const char *key, size_t klen, const char *v);
 /* Sum of value index k over all samples. */
 double profile_total(const struct profile *p, int k);
 

@@ -704,12 +704,19 @@ static void read_comments(struct reader *r, struct profile *p)
 		if (strncmp(s, "heaptap: ", 9) != 0)
 			continue;
 		s += 9;
+		const char *eq = strchr(s, '=');
+		if (eq && profile_loss_set(&p->losses, s, (size_t)(eq - s), eq + 1))
+			continue;
 		if (!strncmp(s, "pid=", 4))
 			p->pid = atoi(s + 4);
 		else if (!strncmp(s, "cmdline=", 8) && s[8])
 			p->cmdline = profile_strdup(p, s + 8);
 		else if (!strncmp(s, "exe=", 4) && s[4])
 			p->exe_path = profile_strdup(p, s + 4);
+		else if (!strncmp(s, "trigger=", 8) && s[8] && !p->trigger)
+			p->trigger = profile_strdup(p, s + 8);
+		else if (strchr(s, '='))
+			profile_meta_memory(p, s, (size_t)(strchr(s, '=') - s), strchr(s, '=') + 1);
 	}
 }
 

@@ -36,6 +36,12 @@ enum {
 	STR_INUSE_SPACE, STR_SPACE, STR_COMMENT_PID, STR_COMMENT_CMDLINE, STR_COMMENT_TRIGGER,
 	STR_COMMENT_EXE, STR_FIRST_MAPPING
 };
+/* comments of dump_losses, after the mappings' strings, in this order */
+#define LOSS_COMMENTS 6
+static const char *const loss_keys[LOSS_COMMENTS] = {
+	"heaptap: samples=", "heaptap: dropped_samples=", "heaptap: dropped_bytes=",
+	"heaptap: truncated_samples=", "heaptap: truncated_bytes=", "heaptap: unwind_failed=",
+};
 static const char *const fixed_strings[] = {
 	"", "alloc_objects", "count", "alloc_space", "bytes", "inuse_objects", "inuse_space", "space",
 };
@@ -290,6 +296,39 @@ static void write_strings(struct pbwrite *pb, const struct dump_source *src)
 		}
 		pbwrite_bytes(pb, P_STRING, hex, 2 * n);
 	}
+	/* what the stacks do not show, after the mappings' strings (comments, read back by
+	   heaptap's reader; the CLI warns about them) */
+	const struct dump_losses *l = &src->losses;
+	const uint64_t loss[LOSS_COMMENTS] = {l->samples, l->dropped_samples, l->dropped_bytes,
+	                                      l->truncated_samples, l->truncated_bytes,
+	                                      l->unwind_failed};
+	for (size_t i = 0; i < LOSS_COMMENTS; i++) {
+		fmt_u64(num, loss[i]);
+		write_string2(pb, loss_keys[i], num);
+	}
+	/* after the mappings' strings: the reason and the memory figures, as comments */
+	if (src->reason)
+		write_string2(pb, "heaptap: reason=", src->reason);
+	if (src->memory.present) {
+		write_string2(pb, "heaptap: memory.allocator=", src->memory.allocator);
+		for (int i = 0; i < MF_COUNT; i++) {
+			char key[64];
+			struct outbuf kb;
+			outbuf_init(&kb, key, sizeof key - 1, -1);
+			outbuf_puts(&kb, "heaptap: memory.");
+			outbuf_puts(&kb, memfacts_name(i));
+			outbuf_putc(&kb, '=');
+			key[kb.len] = 0;
+			fmt_u64(num, src->memory.v[i]);
+			write_string2(pb, key, num);
+		}
+	}
+}
+
+/* The number of comment strings write_strings puts after the mappings' ones. */
+static size_t extra_comments(const struct dump_source *src)
+{
+	return (src->reason ? 1 : 0) + (src->memory.present ? 1 + MF_COUNT : 0);
 }
 
 static void write_header(struct pbwrite *pb, const struct dump_source *src)
@@ -322,6 +361,8 @@ static void write_header(struct pbwrite *pb, const struct dump_source *src)
 	pbwrite_raw_varint(pb, STR_COMMENT_CMDLINE);
 	pbwrite_raw_varint(pb, STR_COMMENT_TRIGGER);
 	pbwrite_raw_varint(pb, STR_COMMENT_EXE);
+	for (size_t i = 0, n = LOSS_COMMENTS + extra_comments(src); i < n; i++)
+		pbwrite_raw_varint(pb, STR_FIRST_MAPPING + 2 * src->nmappings + i);
 	pbwrite_end(pb, c);
 }
 

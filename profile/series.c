@@ -64,7 +64,7 @@ int series_parse_name(const char *path, struct series_entry *e)
 			e->seq = to_ll(last, ln);
 			return 1;
 		}
-		if (nd >= 3 && ln >= 1 && strchr("iumfts", last[0]) &&
+		if (nd >= 3 && ln >= 1 && strchr("iumftsop", last[0]) &&
 		    (ln == 1 || all_digits(last + 1, ln - 1))) {
 			const char *seq = dots[1] + 1, *pid = dots[2] + 1;
 			size_t sn = (size_t)(dots[0] - seq), pn = (size_t)(dots[1] - pid);

@@ -421,12 +421,16 @@ static int metadata_line(struct textscan *ts, struct profile *p, const char *lin
 	} else if (KEY("period")) {
 		if (!p->period)
 			p->period = strtoull(v, NULL, 10);
+	} else if (profile_loss_set(&p->losses, s, klen, v)) {
+		/* one of dump_losses' counts */
 	} else if (KEY("trigger")) {
 		p->trigger = profile_strdup(p, v);
 	} else if (KEY("exe")) {
 		p->exe_path = profile_strdup(p, v);
 	} else if (KEY("cmdline")) {
 		p->cmdline = profile_strdup(p, v);
+	} else {
+		profile_meta_memory(p, s, klen, v);
 	}
 #undef KEY
 	return 1;

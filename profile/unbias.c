@@ -41,7 +41,7 @@ void unbias_precompensate(double objs, double nbytes, uint64_t period,
 	*pbytes = 0;
 	if (!(objs > 0) || !(nbytes > 0))
 		return;
-	if (period <= 1) {
+	if (period == 0) { /* not sampled: jeprof scales nothing */
 		*pobjs = (uint64_t)llround(objs);
 		*pbytes = (uint64_t)llround(nbytes);
 		return;

@@ -23,7 +23,9 @@ double unbias_weight(uint64_t nbytes, uint64_t period);
  * jemalloc's pre-compensation (FORMATS.md §1.4.2): given the UNBIASED totals of one line
  * (objs, nbytes), returns in *pobjs / *pbytes the integers to print in a heap_v2/<period>
  * file so that jeprof's AdjustSamples maps them back to (objs, nbytes) within rounding.
- * With period <= 1 the exact rounded totals are returned. Both 0 when objs or nbytes is <= 0
+ * Period 1 (every allocation sampled) is no exception: jeprof still divides a line by
+ * 1 - exp(-avg size), so small objects are pre-compensated too. With period 0 the exact
+ * rounded totals are returned. Both 0 when objs or nbytes is <= 0
  * or when either would round to 0.
  */
 void unbias_precompensate(double objs, double nbytes, uint64_t period,

@@ -9,7 +9,7 @@ build_pkgs="build-essential pkg-config libdw-dev libelf-dev libiberty-dev zlib1g
 # The peer tools the tests compare against, and the tools the tests drive.
 check_pkgs="$build_pkgs graphviz libjemalloc-dev libjemalloc2 golang-go google-perftools
  libgoogle-perftools-dev debuginfod curl clang libclang-rt-14-dev llvm python3 valgrind
- openjdk-17-jdk-headless chromium libcap2-bin"
+ openjdk-17-jdk-headless chromium libcap2-bin librust-jemalloc-sys-dev"
 bench_pkgs="$check_pkgs heaptrack hyperfine time"
 
 case "${1:-check}" in

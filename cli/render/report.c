@@ -5,6 +5,7 @@
  * inline; it does not load, order or symbolize dumps.
  */
 #include "report.h"
+#include "memchart.h"
 
 #include <errno.h>
 #include <math.h>
@@ -789,6 +790,7 @@ int report_write_html(FILE *out, const struct common_args *a, const struct repor
 	             "largest stacks stacked (by their peak), labelled by allocation site &#8592; caller.</p>\n",
 	        common_value_name(a->value_index));
 	write_chart(&c);
+	memchart_write(out, in);
 	write_suspects(&c, by_slope);
 	write_site_suspects(&c);
 	write_growers(&c, by_growth);

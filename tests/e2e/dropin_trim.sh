@@ -42,7 +42,7 @@ want="3145728 app_build_index
 1048576 app_new_session
 524288 app_grow"
 # flat column of top: the four app_* functions, nothing of the allocator
-flat() { "$HEAPTAP" top --show_bytes "$@" 2>/dev/null | awk 'NR > 1 && $1 != 0 { print $1, $6 }'; }
+flat() { "$HEAPTAP" top --show_bytes "$@" 2>/dev/null | awk 'NR > 1 && $1 != 0 && $1 != "Memory:" { print $1, $6 }'; }
 check "top flat (jemalloc-style dump)" "$want" "$(flat "$BIN" "$TMP/je.heap")"
 kept=$("$HEAPTAP" top --show_bytes --keep-allocator "$BIN" "$TMP/je.heap" 2>/dev/null | awk 'NR == 2 { print $1, $6 }')
 check "--keep-allocator keeps the jemalloc leaf" "4194304 _rjem_je_prof_backtrace" "$kept"

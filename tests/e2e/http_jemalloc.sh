@@ -9,7 +9,7 @@ set -u
 B=${HEAPTAP_BUILD:-$ROOT/build}
 PROG=$B/progs/http_host
 JE=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2
-for tool in curl python3 jeprof; do
+for tool in curl python3 jeprof go; do
 	command -v $tool >/dev/null || { echo "skip: $tool not installed"; exit 77; }
 done
 [ -f "$JE" ] || { echo "skip: $JE not installed"; exit 77; }
@@ -66,7 +66,12 @@ head -n 1 "$tmp/body" | grep -q '^heap_v2/' && ok "/pprof/heap served by prof.du
 fetch /memory-profiler/statistics
 [ "$(json '"version" in j["jemalloc"]')" = True ] && ok "statistics is malloc_stats_print JSON" || fail "statistics: $(head -c 200 "$tmp/body")"
 fetch /debug/pprof/heap
-[ "$code" = 501 ] || fail "/debug/pprof/heap with the jemalloc backend: $code"
+if [ "$code" = 200 ] && HOME=$tmp go tool pprof -symbolize=remote -top -sample_index=inuse_space "$U/debug/pprof/heap" >"$tmp/go" 2>&1 &&
+	awk '/^ *flat/{getline; print $6; exit}' "$tmp/go" | grep -qx hog_alloc; then
+	ok "/debug/pprof/heap with the jemalloc backend: pprof, hog_alloc on top (libjemalloc's frames dropped)"
+else
+	fail "/debug/pprof/heap with the jemalloc backend: $code"; head -12 "$tmp/go"
+fi
 fetch "/heaptap/active?on=1"
 [ "$(json 'j["active"], j["backend"]')" = "True jemalloc" ] || fail "heaptap/active?on=1: $(cat "$tmp/body")"
 fetch "/memory-profiler/start?duration=5mins"

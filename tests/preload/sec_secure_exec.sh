@@ -46,4 +46,9 @@ out=$(cd "$d" && HEAPTAP_CONF=$conf as_nobody ./capped) || { echo "FAIL: capped 
 echo "capped: $out"
 [ "$out" = "dump=-2 secure=1 http=none" ] || { echo "FAIL: under AT_SECURE the collector obeyed the environment"; exit 1; }
 if ls "$d"/evil.* >/dev/null 2>&1; then echo "FAIL: dumps written under AT_SECURE: $(ls "$d")"; exit 1; fi
+# gperftools' and jemalloc's variables are the caller's environment too
+out=$(cd "$d" && HEAPPROFILE=$d/gp MALLOC_CONF=prof_prefix:$d/mc as_nobody ./capped 2>"$d/err") || { echo "FAIL: capped run failed"; exit 1; }
+if ls "$d"/gp.* "$d"/mc.* >/dev/null 2>&1 || grep -q "options from" "$d/err"; then
+	echo "FAIL: HEAPPROFILE/MALLOC_CONF obeyed under AT_SECURE: $(ls "$d"; cat "$d/err")"; exit 1
+fi
 echo ok

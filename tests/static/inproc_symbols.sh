@@ -25,10 +25,10 @@ allowed=' _ITM_deregisterTMCloneTable _ITM_registerTMCloneTable __cxa_atexit __c
  open openat close read write pread pwrite lseek fstat stat access readlink rename unlink
  renameat unlinkat fstatat fchmod fcntl getrlimit getauxval geteuid getuid
  ftruncate getcwd mkdtemp memfd_create pipe2 poll madvise mmap munmap mremap waitpid
- getenv sigaction sigemptyset sigfillset sigaddset pthread_sigmask
+ fdatasync getenv sigaction sigemptyset sigfillset sigaddset pthread_sigmask
  mincore
  memchr memcmp memcpy memmove memset strchr strcmp strcpy strlen strncmp strrchr strstr
- strncpy strnlen
+ strncpy strnlen strcspn
  exp expm1 log log1p llround ceil floor
  dl_iterate_phdr dladdr dladdr1 dlinfo dlsym dlerror dlopen
  pthread_attr_destroy pthread_attr_getstack pthread_attr_init pthread_attr_setdetachstate

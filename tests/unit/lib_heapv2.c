@@ -120,6 +120,12 @@ int main(void)
 		"# heaptap: time_ns=1700000000123456789\n"
 		"# heaptap: start_time_ns=1700000000000000000\n"
 		"# heaptap: period=524288\n"
+		"# heaptap: samples=0\n"
+		"# heaptap: dropped_samples=0\n"
+		"# heaptap: dropped_bytes=0\n"
+		"# heaptap: truncated_samples=0\n"
+		"# heaptap: truncated_bytes=0\n"
+		"# heaptap: unwind_failed=0\n"
 		"# heaptap: trigger=final\n"
 		"# heaptap: exe=/usr/bin/app\n"
 		"# heaptap: cmdline=app --flag x\n"
@@ -139,6 +145,17 @@ int main(void)
 	render(&src, out, sizeof out);
 	CHECK(strncmp(out, "heap_v2/1\n  t*: 3: 300 [5: 700]\n@ 0x401000 0x402000 0x403000\n"
 	                   "  t*: 3: 300 [5: 700]\n\nMAPPED_LIBRARIES:\n", 96) == 0);
+
+	/* R = 1 with small objects: pre-compensated, so that jeprof's formula (which it applies
+	   at heap_v2/1 too) gives the exact counts back; 1-byte objects would read +58 % */
+	for (int size = 1; size <= 16; size++) {
+		uint64_t o, b;
+		double C2, S2;
+		unbias_precompensate(1e6, 1e6 * size, 1, &o, &b);
+		unbias_jeprof((double)o, (double)b, 1, &C2, &S2);
+		CHECK(fabs(C2 - 1e6) <= 1e6 * 0.001 && fabs(S2 - 1e6 * size) <= 1e6 * size * 0.001,
+		      "size %d: %.0f objects, %.0f bytes", size, C2, S2);
+	}
 
 	/* round trip through jeprof's formula, for many (count, size) mixes */
 	for (int k = 1; k <= 200; k++) {

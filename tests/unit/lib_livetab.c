@@ -28,8 +28,6 @@ static struct live_entry entry(uintptr_t p, uint32_t stack)
 	memset(&e, 0, sizeof e);
 	e.ptr = p;
 	e.size = 100;
-	e.objs_fp = 65536;
-	e.bytes_fp = 100;
 	e.stack = stack;
 	return e;
 }
@@ -206,6 +204,43 @@ int main(void)
 	CHECK(livetab_filter_hit((void *)one.ptr) && livetab_filter_hit((void *)0x10),
 	      "pinned bits cleared by livetab_clear");
 	livetab_release(&all);
+
+	/* no budget: grows to 3 M entries, one bucket at a time */
+	CHECK(livetab_init(&t, 0) == 0);
+	size_t empty = livetab_bytes(&t);
+	enum { BIG_N = 3000000 };
+	for (uint64_t i = 0; i < BIG_N; i++) {
+		e = entry(0x100000000ull + i * 32, (uint32_t)(i % 1000));
+		e.size = 1 + i % 97;
+		CHECK(livetab_insert(&t, &e, &old) == 0);
+	}
+	CHECK(t.n == BIG_N && t.dropped_full == 0 && t.dropped_nomem == 0);
+	double per = (double)(livetab_bytes(&t) - empty) / BIG_N;
+	printf("lib_livetab: %.1f bytes mapped per entry at %d entries, %llu buckets, longest split "
+	       "chain %llu\n", per, BIG_N, (unsigned long long)t.index.nbuckets,
+	       (unsigned long long)t.max_chain);
+	CHECK(per <= 24.0, "%.1f bytes per entry", per);
+	CHECK(t.max_chain <= 64, "a split walked %llu records", (unsigned long long)t.max_chain);
+	int bad = 0;
+	for (uint64_t i = 0; i < BIG_N; i += 3) {
+		bad += livetab_remove(&t, 0x100000000ull + i * 32, &out) != 1 || out.size != 1 + i % 97 ||
+		       out.stack != (uint32_t)(i % 1000);
+	}
+	CHECK(bad == 0, "%d entries lost or changed", bad);
+	/* sizes that do not fit 32 bits come back exactly */
+	e = entry(0x7770000, 9);
+	e.size = (5ull << 32) + 3;
+	CHECK(livetab_insert(&t, &e, &old) == 0);
+	e.size = 7;
+	e.ptr = 0x7770040;
+	CHECK(livetab_insert(&t, &e, &old) == 0);
+	CHECK(livetab_remove(&t, 0x7770000, &out) == 1 && out.size == (5ull << 32) + 3);
+	CHECK(livetab_remove(&t, 0x7770040, &out) == 1 && out.size == 7);
+	livetab_clear(&t);
+	CHECK(t.n == 0 && livetab_bytes(&t) <= empty + 4096, "clear kept %zu bytes",
+	      livetab_bytes(&t) - empty);
+	CHECK(livetab_remove(&t, 0x100000000ull + 32, &out) == 0);
+	livetab_release(&t);
 
 	if (failures)
 		fprintf(stderr, "lib_livetab: %d failure(s)\n", failures);

@@ -40,7 +40,7 @@ int main(void)
 	CHECK(strcmp(o.prof_prefix, "heaptap") == 0);
 	CHECK(o.prof_time_interval_ms == 0 && o.prof_signal == 0 && o.prof_max_dumps == 0);
 	CHECK(o.prof_format == DUMP_HEAPV2 && o.prof_unwind == UNWIND_DWARF);
-	CHECK(o.prof_bt_max == 128 && o.prof_max_stacks == 65536 && o.prof_max_live == (1u << 20));
+	CHECK(o.prof_bt_max == 128 && o.prof_max_stacks == 0 && o.prof_max_live == 0);
 	CHECK(o.http[0] == 0 && o.http_token[0] == 0 && o.verbose == 0);
 
 	/* every key, good values */
@@ -98,8 +98,10 @@ int main(void)
 	CHECK(parse(&o, "lg_prof_interval:-2", msgs, sizeof msgs) == 1 && o.lg_prof_interval == -1);
 	CHECK(parse(&o, "prof_bt_max:0", msgs, sizeof msgs) == 1 && o.prof_bt_max == 128);
 	CHECK(parse(&o, "prof_bt_max:257", msgs, sizeof msgs) == 1 && o.prof_bt_max == 128);
-	CHECK(parse(&o, "prof_max_stacks:0", msgs, sizeof msgs) == 1 && o.prof_max_stacks == 65536);
-	CHECK(parse(&o, "prof_max_live:12x", msgs, sizeof msgs) == 1 && o.prof_max_live == (1u << 20));
+	CHECK(parse(&o, "prof_max_stacks:5000000000", msgs, sizeof msgs) == 1 && o.prof_max_stacks == 0);
+	CHECK(parse(&o, "prof_max_stacks:100000", msgs, sizeof msgs) == 0 && o.prof_max_stacks == 100000);
+	o.prof_max_stacks = 0;
+	CHECK(parse(&o, "prof_max_live:12x", msgs, sizeof msgs) == 1 && o.prof_max_live == 0);
 	CHECK(parse(&o, "prof_format:json", msgs, sizeof msgs) == 1 && o.prof_format == DUMP_HEAPV2);
 	CHECK(parse(&o, "prof_unwind:magic", msgs, sizeof msgs) == 1 && o.prof_unwind == UNWIND_DWARF);
 	/* libunwind is no longer linked: the old name is an accepted alias of the DWARF walk */

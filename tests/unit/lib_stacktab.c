@@ -1,7 +1,8 @@
 /*
  * lib_stacktab.c - unit test of the stack table (lib/stacktab.c): interning returns one id
- * per distinct PC vector, the capacity and the PC pool are hard limits with a drop counter,
- * clear forgets everything, and four threads interning overlapping stacks under one mutex
+ * per distinct PC vector, a budget is a hard limit with a drop counter, clear forgets
+ * everything, no budget keeps 200,000 stacks of any depth, recycling keeps the table small
+ * through 10^6 churned stacks (and frees nothing while a dump holds it), and four threads interning overlapping stacks under one mutex
  * (as the collector's table lock does) end with exactly the distinct set.
  */
 #include <pthread.h>
@@ -60,28 +61,74 @@ int main(void)
 	CHECK(stacktab_intern(&t, e, 1) == -1);
 	CHECK(t.dropped_full == 1);
 	CHECK(stacktab_intern(&t, b, 3) == ib);
-	CHECK(t.n == 4);
+	CHECK(stacktab_count(&t) == 4);
 
 	/* clear: everything forgotten, storage reusable, counters kept */
 	stacktab_get(&t, 0)->live_objs_fp = 123;
 	stacktab_clear(&t);
-	CHECK(t.n == 0);
+	CHECK(stacktab_count(&t) == 0);
 	CHECK(stacktab_intern(&t, e, 1) == 0);
 	CHECK(stacktab_get(&t, 0)->live_objs_fp == 0);
 	CHECK(t.dropped_full == 1);
 	stacktab_release(&t);
 
-	/* the PC pool is a limit too: cap 100 stacks, bt_max 4 -> at most 100*4+4 PCs */
-	CHECK(stacktab_init(&t, 100, 4) == 0);
-	uintptr_t big[4];
+	/* no budget and deep stacks: 200,000 stacks of 1..256 frames all kept (the PC storage
+	   assumes no average depth) and found again */
+	CHECK(stacktab_init(&t, 0, 256) == 0);
+	static uintptr_t deep[256];
 	int ok = 0;
-	for (int k = 0; k < 200; k++) {
-		for (int i = 0; i < 4; i++)
-			big[i] = (uintptr_t)(k * 4 + i + 1);
-		if (stacktab_intern(&t, big, 4) >= 0)
-			ok++;
+	for (int k = 0; k < 200000; k++) {
+		uint32_t dep = 1 + (uint32_t)(k % 256);
+		for (uint32_t i = 0; i < dep; i++)
+			deep[i] = (uintptr_t)k * 1000 + i + 1;
+		ok += stacktab_intern(&t, deep, dep) == k;
 	}
-	CHECK(ok == 100 && t.dropped_full == 100);
+	CHECK(ok == 200000 && t.dropped_full == 0 && t.dropped_nomem == 0, "ok %d", ok);
+	int again = 0;
+	for (int k = 0; k < 200000; k += 7) {
+		uint32_t dep = 1 + (uint32_t)(k % 256);
+		for (uint32_t i = 0; i < dep; i++)
+			deep[i] = (uintptr_t)k * 1000 + i + 1;
+		again += stacktab_intern(&t, deep, dep) == k &&
+		         stacktab_pcs(&t, stacktab_get(&t, (uint32_t)k))[dep - 1] == deep[dep - 1];
+	}
+	CHECK(again == (200000 + 6) / 7, "found again %d", again);
+	stacktab_release(&t);
+
+	/* recycling: 10^6 distinct stacks, each sampled once and left empty, then a new one: the
+	   table stays small and the new stack is found; a queued stack sampled again is kept */
+	CHECK(stacktab_init(&t, 0, 8) == 0);
+	t.recycle = 1;
+	uintptr_t keep[2] = {0xabc, 0xdef};
+	int64_t kept = stacktab_intern(&t, keep, 2);
+	CHECK(kept >= 0);
+	stacktab_get(&t, (uint32_t)kept)->live_samples = 1;
+	for (int k = 0; k < 1000000; k++) {
+		uintptr_t pcs[3] = {(uintptr_t)k + 1, 0x5000, 0x6000};
+		int64_t id = stacktab_intern(&t, pcs, 3);
+		CHECK(id >= 0);
+		if (id >= 0)
+			stacktab_unused(&t, (uint32_t)id); /* its one sample is gone */
+	}
+	printf("lib_stacktab: after 10^6 churned stacks: %llu held, %llu recycled, %zu bytes\n",
+	       (unsigned long long)stacktab_count(&t), (unsigned long long)t.recycled,
+	       stacktab_bytes(&t));
+	CHECK(stacktab_count(&t) <= 2100 && t.recycled >= 1000000 - 2100);
+	CHECK(stacktab_bytes(&t) < (2u << 20), "%zu bytes", stacktab_bytes(&t));
+	uintptr_t leak[2] = {0x1eac, 0x1};
+	int64_t lid = stacktab_intern(&t, leak, 2);
+	CHECK(lid >= 0 && stacktab_intern(&t, keep, 2) == kept);
+	/* a held table frees nothing */
+	stacktab_hold(&t, +1);
+	uint64_t before = t.recycled;
+	for (int k = 0; k < 5000; k++) {
+		uintptr_t pcs[1] = {(uintptr_t)k + 0x900000};
+		int64_t id = stacktab_intern(&t, pcs, 1);
+		if (id >= 0)
+			stacktab_unused(&t, (uint32_t)id);
+	}
+	CHECK(t.recycled == before, "recycled while held");
+	stacktab_hold(&t, -1);
 	stacktab_release(&t);
 
 	/* hash: equal vectors equal hashes, order matters */
@@ -107,9 +154,9 @@ int main(void)
 				distinct++;
 			}
 		}
-	CHECK(shared.n == (uint32_t)distinct);
+	CHECK(stacktab_count(&shared) == (uint64_t)distinct);
 	uint64_t total = 0;
-	for (uint32_t i = 0; i < shared.n; i++)
+	for (uint32_t i = 0; i < stacktab_id_end(&shared); i++)
 		total += stacktab_get(&shared, i)->live_samples;
 	CHECK(total == 8000);
 	/* the same k always got the same id, whichever thread interned it */
