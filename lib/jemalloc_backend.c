@@ -172,6 +172,17 @@ int jemalloc_backend_detect(void)
 	return detected && prof_on;
 }
 
+/* 1 when the jemalloc found is the allocator heaptap's own malloc forwards to (the next malloc
+   after libheaptap.so is in the same object as its mallctl): the program's calls reach heaptap
+   first, so heaptap sees them whatever jemalloc's profiling. */
+static int below_heaptap(void)
+{
+	Dl_info a, b;
+	void *next = dlsym(RTLD_NEXT, "malloc");
+	return je_shared && next && dladdr((void *)je_ctl, &a) && dladdr(next, &b) &&
+	       a.dli_fbase == b.dli_fbase;
+}
+
 void jemalloc_backend_explain(void)
 {
 	char var[ALLOCSYM_PREFIX_MAX + 16];
@@ -206,6 +217,8 @@ void jemalloc_backend_explain(void)
 	head[ob.len] = 0;
 	if (prof_on) {
 		sys_log("profiling through the jemalloc of ", je_path, NULL);
+	} else if (below_heaptap()) {
+		/* heaptap's malloc comes first and calls this jemalloc: heaptap sees everything */
 	} else if (jemalloc_backend_bool("config.prof") != 1) {
 		sys_log(head, ", built without profiling: heaptap cannot see its allocations; rebuild it"
 		        " with profiling (tikv-jemallocator: the cargo feature `profiling`; jemalloc:"

@@ -83,8 +83,11 @@ int main(int argc, char **argv)
 	char maps[512];
 	snprintf(maps, sizeof maps, "%08llx-%08llx r-xp %08llx 08:01 1 %s\n", (unsigned long long)map.start,
 	         (unsigned long long)map.limit, (unsigned long long)map.offset, argv[7]);
-	struct dump_source src = { 524288, 1, 1700000000000000000ll, 1690000000000000000ll, 77, argv[7],
-	                           "prog --test", "manual", maps, strlen(maps), &map, 1, each, NULL };
+	struct dump_source src = {.sample_period = 524288, .accum = 1, .time_ns = 1700000000000000000ll,
+	                          .start_time_ns = 1690000000000000000ll, .pid = 77, .exe_path = argv[7],
+	                          .cmdline = "prog --test", .trigger = "manual", .maps_text = maps,
+	                          .maps_len = strlen(maps), .mappings = &map, .nmappings = 1,
+	                          .for_each_stack = each};
 	char path[4096];
 	snprintf(path, sizeof path, "%s/w.pb.gz", argv[1]);
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
