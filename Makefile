@@ -100,7 +100,8 @@ deps-bench:
 	@scripts/deps.sh bench
 
 # ---- objects ----
-$(O)/pic/%.o: %.c
+# every collector object carries lib/glibc_compat.h (PIC_FLAGS' -include): rebuilt when it changes
+$(O)/pic/%.o: %.c lib/glibc_compat.h
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(PIC_FLAGS) -MMD -MP -c $< -o $@
 $(O)/cli/%.o: %.c
