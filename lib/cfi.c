@@ -17,6 +17,7 @@
 #include <link.h>
 #include <stddef.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/ucontext.h>
 
 #include "sys.h"
@@ -636,7 +637,7 @@ static size_t set_of(uintptr_t pc)
 
 /* The rule of pc if slot s holds it for generation gen (seqlock read), else 0 (no valid rule
    is 0: its kind bits are 1..3). */
-static uint64_t slot_read(const struct slot *s, uintptr_t pc, uint32_t gen)
+static inline __attribute__((always_inline)) uint64_t slot_read(const struct slot *s, uintptr_t pc, uint32_t gen)
 {
 	/* a seqlock without fences (ThreadSanitizer has none): acquire loads keep the second
 	   read of seq after the fields, release stores keep the writer's fields after its odd seq;
@@ -649,15 +650,11 @@ static uint64_t slot_read(const struct slot *s, uintptr_t pc, uint32_t gen)
 	return !(s1 & 1) && s1 == s2 && k == pc && g == gen ? rule : 0;
 }
 
-static uint64_t lookup(uintptr_t pc, uint32_t gen)
+/* A miss of lookup: parses the rule and caches it. Out of line, so that the walks' loops
+   keep only the probe. */
+__attribute__((noinline)) static uint64_t lookup_miss(uintptr_t pc, uint32_t gen, size_t set)
 {
-	size_t set = set_of(pc);
 	struct slot *ways = &cache[set * CACHE_WAYS];
-	for (int w = 0; w < CACHE_WAYS; w++) {
-		uint64_t r = slot_read(&ways[w], pc, gen);
-		if (r)
-			return r;
-	}
 	__atomic_fetch_add(&n_parses, 1, __ATOMIC_RELAXED);
 	uint64_t rule = compute_rule(pc);
 	if (__atomic_exchange_n(&writing, 1, __ATOMIC_ACQUIRE))
@@ -681,6 +678,18 @@ static uint64_t lookup(uintptr_t pc, uint32_t gen)
 	__atomic_store_n(&s->seq, seq + 2, __ATOMIC_RELEASE);
 	__atomic_store_n(&writing, 0, __ATOMIC_RELEASE);
 	return rule;
+}
+
+static inline __attribute__((always_inline)) uint64_t lookup(uintptr_t pc, uint32_t gen)
+{
+	size_t set = set_of(pc);
+	struct slot *ways = &cache[set * CACHE_WAYS];
+	for (int w = 0; w < CACHE_WAYS; w++) {
+		uint64_t r = slot_read(&ways[w], pc, gen);
+		if (r)
+			return r;
+	}
+	return lookup_miss(pc, gen, set);
 }
 
 void cfi_forget_all(void)
@@ -714,16 +723,47 @@ struct regs {
 	uintptr_t pc, sp, bp;
 };
 
+/*
+ * Pages known mapped during one capture, for the reads that follow a guess. Until a frame is
+ * stepped by its frame pointer every address the walk reads comes from a rule and lies on the
+ * thread's stack. After a guess rbp may be any value, and [lo, hi) may hold unmapped pages
+ * (a thread that switched to a stack of its own below the one it started on: coroutines,
+ * fibers): each read outside the pages seen so far is first checked with mincore, a system
+ * call and no descriptor (libunwind validated its reads through a pipe of its own). NULL in
+ * the walk before any guess: no checks.
+ */
+struct okrange {
+	uintptr_t lo, hi;
+};
+
+static int readable(struct okrange *ok, uintptr_t a, size_t n)
+{
+	if (!ok || (a >= ok->lo && n <= ok->hi - a && a < ok->hi))
+		return 1;
+	uintptr_t p0 = a & ~(uintptr_t)4095, p1 = (a + n + 4095) & ~(uintptr_t)4095;
+	unsigned char vec[4];
+	if (p1 <= p0 || p1 - p0 > sizeof vec * 4096 || mincore((void *)p0, p1 - p0, vec) != 0)
+		return 0;
+	if (ok->hi && p0 <= ok->hi && p1 >= ok->lo) { /* adjoins or overlaps: one range */
+		ok->lo = p0 < ok->lo ? p0 : ok->lo;
+		ok->hi = p1 > ok->hi ? p1 : ok->hi;
+	} else {
+		ok->lo = p0;
+		ok->hi = p1;
+	}
+	return 1;
+}
+
 /* A frame without a rule (no unwind information: JIT code, hand-written asm, an object built
    without tables), or whose rule leaves the stack: steps by the frame pointer when rbp looks
    like one (at or above sp, inside the stack, aligned), the return address at rbp + 8 and the
    caller's rbp at rbp. A frame without a frame pointer leaves rbp to an older frame, and the
    step then skips the frames in between, as every unwinder without unwind information does;
-   no read leaves [lo, hi). 0 when rbp cannot be a frame. */
-static int step_fp(struct regs *r, uintptr_t lo, uintptr_t hi)
+   no read leaves [lo, hi) or the pages ok knows mapped. 0 when rbp cannot be a frame. */
+__attribute__((noinline)) static int step_fp(struct regs *r, uintptr_t lo, uintptr_t hi, struct okrange *ok)
 {
 	uintptr_t bp = r->bp;
-	if (bp < r->sp || bp < lo || hi < 16 || bp > hi - 16 || (bp & 7))
+	if (bp < r->sp || bp < lo || hi < 16 || bp > hi - 16 || (bp & 7) || !readable(ok, bp, 16))
 		return 0;
 	const uintptr_t *f = (const uintptr_t *)bp;
 	r->pc = f[1];
@@ -735,11 +775,11 @@ static int step_fp(struct regs *r, uintptr_t lo, uintptr_t hi)
 /* A signal frame (its return address is glibc's __restore_rt): the kernel's ucontext starts at
    the frame's CFA, r->sp; the interrupted pc, sp and rbp come from it. 0 when it does not lie
    inside [lo, hi) or the interrupted sp is not above it (a handler on an alternate stack). */
-static int step_signal(struct regs *r, uintptr_t lo, uintptr_t hi)
+__attribute__((noinline)) static int step_signal(struct regs *r, uintptr_t lo, uintptr_t hi, struct okrange *ok)
 {
 	uintptr_t uc = r->sp;
 	size_t need = offsetof(ucontext_t, uc_mcontext.gregs) + sizeof(greg_t) * NGREG;
-	if (uc < lo || uc > hi || hi - uc < need)
+	if (uc < lo || uc > hi || hi - uc < need || !readable(ok, uc, need))
 		return 0;
 	const greg_t *g = ((const ucontext_t *)uc)->uc_mcontext.gregs;
 	uintptr_t sp = (uintptr_t)g[REG_RSP];
@@ -751,27 +791,27 @@ static int step_signal(struct regs *r, uintptr_t lo, uintptr_t hi)
 	return 1;
 }
 
-/* A rule with a CFA expression or rbp saved at rbp (GCC's realigned frames): the step of the
-   walk's fast branch with those two evaluated, every read inside [lo, hi). 0 when something
-   lies outside. */
-static int step_expr(struct regs *r, uint64_t rule, uintptr_t lo, uintptr_t hi)
+/* A frame's step by its rule, CFA expressions and rbp saved at rbp (GCC's realigned frames)
+   included: every read inside [lo, hi) and the pages ok knows mapped. 0 when something lies
+   outside. The walk's fast branch does the plain rules inline. */
+__attribute__((noinline)) static int step_rule(struct regs *r, uint64_t rule, uintptr_t lo, uintptr_t hi, struct okrange *ok)
 {
 	uintptr_t cfa = (rule_cfa_rbp(rule) ? r->bp : r->sp) + (uintptr_t)(intptr_t)rule_cfa_off(rule);
 	if (rule & RULE_DEREF) {
-		if (cfa < lo || hi < 8 || cfa > hi - 8 || (cfa & 7))
+		if (cfa < lo || hi < 8 || cfa > hi - 8 || (cfa & 7) || !readable(ok, cfa, 8))
 			return 0;
 		cfa = *(const uintptr_t *)cfa + ((rule >> 8) & 0xff);
 	}
-	if (cfa < r->sp + 8 || cfa > hi || cfa - 8 < lo || (cfa & 7))
+	if (cfa < r->sp + 8 || cfa > hi || cfa - 8 < lo || (cfa & 7) || !readable(ok, cfa - 8, 8))
 		return 0;
 	uintptr_t bp = r->bp;
 	if (rule & RULE_RBP_AT) {
-		if (bp < r->sp || bp < lo || bp > hi - 8 || (bp & 7))
+		if (bp < r->sp || bp < lo || bp > hi - 8 || (bp & 7) || !readable(ok, bp, 8))
 			return 0;
 		bp = *(const uintptr_t *)bp;
 	} else if (rule_rbp_off(rule)) {
 		uintptr_t at = cfa + (uintptr_t)(intptr_t)rule_rbp_off(rule);
-		if (at < r->sp || at + 8 > hi)
+		if (at < r->sp || at + 8 > hi || !readable(ok, at, 8))
 			return 0;
 		bp = *(const uintptr_t *)at;
 	}
@@ -779,6 +819,40 @@ static int step_expr(struct regs *r, uint64_t rule, uintptr_t lo, uintptr_t hi)
 	r->sp = cfa;
 	r->bp = bp;
 	return 1;
+}
+
+/* The rest of a walk once a frame had to be stepped by its frame pointer (pcs[0..n) done, r
+   the frame that has no usable rule): every read checked (struct okrange). Counted as a
+   fallback. Returns the depth. */
+__attribute__((noinline)) static uint32_t walk_guessing(uintptr_t *pcs, uint32_t n, uint32_t max,
+                                                        uintptr_t pc, uintptr_t sp, uintptr_t bp,
+                                                        uintptr_t lo, uintptr_t hi, uint32_t gen)
+{
+	(void)give_up();
+	struct regs r = { pc, sp, bp };
+	struct okrange ok = { 0, 0 };
+	if (!step_fp(&r, lo, hi, &ok))
+		return n;
+	uintptr_t exact = 0;
+	while (r.pc >= 4096 && n < max) {
+		pcs[n++] = r.pc;
+		if (n == max)
+			break;
+		uint64_t rule = lookup(r.pc - 1 + exact, gen);
+		exact = 0;
+		int kind = rule_kind(rule);
+		if (kind == RULE_LAST)
+			break;
+		if (kind == RULE_STEP && (rule & RULE_SIGNAL)) {
+			if (!step_signal(&r, lo, hi, &ok))
+				break;
+			exact = 1;
+		} else if (!(kind == RULE_STEP && step_rule(&r, rule, lo, hi, &ok)) &&
+		           !step_fp(&r, lo, hi, &ok)) {
+			break;
+		}
+	}
+	return n;
 }
 
 /* Built with frame pointers (the Makefile's flags for lib/), like the frame the caller names:
@@ -799,7 +873,6 @@ cfi_backtrace(uintptr_t *pcs, uint32_t max, const void *start, uintptr_t stack_l
 	struct regs r = { fp[1], (uintptr_t)(fp + 2), fp[0] };
 	uint32_t n = 0;
 	uintptr_t exact = 0; /* 1 after a signal frame: r.pc is where it was interrupted */
-	int guessed = 0;
 	for (;;) {
 		pcs[n++] = r.pc;
 		if (n == max)
@@ -811,15 +884,11 @@ cfi_backtrace(uintptr_t *pcs, uint32_t max, const void *start, uintptr_t stack_l
 			if (kind == RULE_LAST)
 				break;
 			if (kind == RULE_STEP && (rule & RULE_SIGNAL)) {
-				if (!step_signal(&r, stack_lo, stack_hi))
+				if (!step_signal(&r, stack_lo, stack_hi, NULL))
 					break;
 				exact = 1;
-			} else if (kind == RULE_STEP && step_expr(&r, rule, stack_lo, stack_hi)) {
-				/* stepped */
-			} else {
-				guessed = 1;
-				if (!step_fp(&r, stack_lo, stack_hi))
-					break;
+			} else if (!(kind == RULE_STEP && step_rule(&r, rule, stack_lo, stack_hi, NULL))) {
+				return walk_guessing(pcs, n, max, r.pc, r.sp, r.bp, stack_lo, stack_hi, gen);
 			}
 		} else {
 			uintptr_t cfa = (rule_cfa_rbp(rule) ? r.bp : r.sp) +
@@ -829,21 +898,16 @@ cfi_backtrace(uintptr_t *pcs, uint32_t max, const void *start, uintptr_t stack_l
 			int16_t rbp_off = rule_rbp_off(rule);
 			uintptr_t at = cfa + (uintptr_t)(intptr_t)rbp_off;
 			if (cfa < r.sp + 8 || cfa > stack_hi || cfa - 8 < stack_lo || (cfa & 7) ||
-			    (rbp_off && (at < r.sp || at + 8 > stack_hi))) {
-				guessed = 1; /* a rule that leaves the stack: try rbp before stopping */
-				if (!step_fp(&r, stack_lo, stack_hi))
-					break;
-			} else {
-				if (rbp_off)
-					r.bp = *(const uintptr_t *)at;
-				r.pc = ((const uintptr_t *)cfa)[-1];
-				r.sp = cfa;
-			}
+			    (rbp_off && (at < r.sp || at + 8 > stack_hi)))
+				/* a rule that leaves the stack: try rbp before stopping */
+				return walk_guessing(pcs, n, max, r.pc, r.sp, r.bp, stack_lo, stack_hi, gen);
+			if (rbp_off)
+				r.bp = *(const uintptr_t *)at;
+			r.pc = ((const uintptr_t *)cfa)[-1];
+			r.sp = cfa;
 		}
 		if (r.pc < 4096) /* the outermost frame's return address, when not marked undefined */
 			break;
 	}
-	if (guessed)
-		(void)give_up();
 	return n;
 }

@@ -9,7 +9,7 @@
  * frames) are evaluated. A frame the rules cannot say (no unwind information: JIT code,
  * hand-written asm; another CFA register or expression) is stepped by its frame pointer when
  * rbp looks like one, else the walk ends there: a shorter stack, never a read outside the
- * thread's stack. It is the collector's only unwinder besides the plain frame-pointer walk
+ * thread's stack, and after such a guess none of an unmapped page (mincore). It is the collector's only unwinder besides the plain frame-pointer walk
  * (no libunwind: nothing opens descriptors or allocates behind the host's back). No malloc,
  * no stdio, no descriptors, no lock on the read side (dl_iterate_phdr's loader lock on a
  * rule miss before glibc 2.35); not async-signal-safe (neither is the sampling path).
