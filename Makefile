@@ -39,9 +39,15 @@ CORE_SRC    := $(BASE_SRC) $(PROFILE_INPROC) $(filter-out lib/interpose.c lib/in
 TOOL_SRC    := $(BASE_SRC) $(PROFILE_SRC) $(filter-out $(CLI_MAIN),$(CLI_SRC))
 
 # The collector: position independent, hidden by default, initial-exec TLS (no lazy TLS malloc).
+# lib/glibc_compat.h binds every object to symbol versions glibc 2.17 has (docs/INTERNALS.md
+# "Portability").
 PIC_FLAGS   := -fPIC -fvisibility=hidden -ftls-model=initial-exec -fno-omit-frame-pointer \
-               -fno-stack-protector -fno-builtin-malloc -fno-builtin-free -pthread
-LIB_LIBS    := -lunwind -lz -lm -ldl -pthread
+               -fno-stack-protector -fno-builtin-malloc -fno-builtin-free -pthread \
+               -include lib/glibc_compat.h
+# Nothing beyond glibc: libpthread.so.0 and libdl.so.2 are named so that a glibc older than
+# 2.34 (where pthread_* and dl* live there) loads them; on newer ones they are empty stubs.
+SO_LIBS     := -lm -Wl,--no-as-needed -l:libpthread.so.0 -l:libdl.so.2 -Wl,--as-needed
+LIB_LIBS    := -lm -ldl -pthread
 CLI_LIBS    := -ldw -lelf -l:libiberty.a -lz -lm -pthread
 
 pic_obj  = $(patsubst %.c,$(O)/pic/%.o,$(1))
@@ -63,7 +69,17 @@ FUZZ_SRC     := $(wildcard fuzz/fuzz_*.c)
 FUZZ_REPLAY  := $(patsubst fuzz/fuzz_%.c,$(O)/fuzz/replay_%,$(FUZZ_SRC))
 FUZZ_BINS    := $(patsubst fuzz/fuzz_%.c,$(O)/fuzz/libfuzzer_%,$(FUZZ_SRC))
 
-.PHONY: all help deps deps-check deps-bench check unit demo bench fuzz clean format progs
+.PHONY: all help deps deps-check deps-bench check unit demo bench fuzz clean format progs install
+
+# `make install PREFIX=/opt/heaptap DESTDIR=/tmp/stage`: the library, the archive, the CLI, the
+# public header, heaptap.pc and the docs.
+PREFIX     ?= /usr/local
+BINDIR     ?= $(PREFIX)/bin
+LIBDIR     ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+DOCDIR     ?= $(PREFIX)/share/doc/heaptap
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+VERSION    := $(shell sed -n 's/^\#define HEAPTAP_VERSION "\(.*\)"/\1/p' include/heaptap.h)
 all: $(O)/libheaptap.so $(O)/libheaptap.a $(O)/heaptap
 
 help:
@@ -72,6 +88,7 @@ help:
 	@echo "make check      build and run every test; ends with 'N passed, N failed' (T=pattern to filter)"
 	@echo "make bench      run the benchmarks against jemalloc, tcmalloc, heaptrack, jeprof, go tool pprof"
 	@echo "make fuzz       build the libFuzzer targets ($(O)/fuzz/libfuzzer_*) to run by hand"
+	@echo "make install    install library, archive, CLI, header, heaptap.pc and docs (PREFIX=$(PREFIX), DESTDIR)"
 	@echo "make deps       install the Debian packages the build needs (check/bench sets: deps-check, deps-bench)"
 	@echo "make clean      remove $(O)/"
 
@@ -83,7 +100,8 @@ deps-bench:
 	@scripts/deps.sh bench
 
 # ---- objects ----
-$(O)/pic/%.o: %.c
+# every collector object carries lib/glibc_compat.h (PIC_FLAGS' -include): rebuilt when it changes
+$(O)/pic/%.o: %.c lib/glibc_compat.h
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(PIC_FLAGS) -MMD -MP -c $< -o $@
 $(O)/cli/%.o: %.c
@@ -102,11 +120,16 @@ $(O)/san/lib/lifecycle.o $(O)/tsan/lib/lifecycle.o: CPPFLAGS += -DHEAPTAP_NO_CON
 
 # ---- the collector ----
 $(O)/libheaptap.so: $(call pic_obj,$(INPROC_SRC)) lib/heaptap.map
-	$(CC) -shared -Wl,--version-script=lib/heaptap.map -Wl,-z,nodelete -Wl,--build-id -o $@ $(call pic_obj,$(INPROC_SRC)) $(LIB_LIBS)
+	$(CC) -shared -Wl,--version-script=lib/heaptap.map -Wl,-z,nodelete -Wl,--build-id -o $@ $(call pic_obj,$(INPROC_SRC)) $(SO_LIBS)
 # The archive holds one relocatable object: a program that links malloc from it gets the whole
 # collector, its constructor (lib/lifecycle.c) included, never a part of it.
+# Its references carry no symbol versions (lib/glibc_compat.h's are for the .so): the program's
+# own link decides, -static included.
 $(O)/libheaptap.a: $(call pic_obj,$(INPROC_SRC))
 	$(CC) -r -nostdlib -o $(O)/pic/heaptap-all.o $^
+	args=; for s in $$(nm -u $(O)/pic/heaptap-all.o | awk '$$2 ~ /@/ {print $$2}'); do \
+	    args="$$args --redefine-sym $$s=$${s%%@*}"; done; \
+	[ -z "$$args" ] || objcopy $$args $(O)/pic/heaptap-all.o
 	rm -f $@; ar rcs $@ $(O)/pic/heaptap-all.o
 
 # ---- the CLI ----
@@ -169,6 +192,17 @@ demo: deps-check
 bench: deps-bench
 	$(MAKE) all $(PROG_BINS)
 	@bench/run.sh
+
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(DOCDIR)
+	install -m 0755 $(O)/heaptap $(DESTDIR)$(BINDIR)/heaptap
+	install -m 0755 $(O)/libheaptap.so $(DESTDIR)$(LIBDIR)/libheaptap.so
+	install -m 0644 $(O)/libheaptap.a $(DESTDIR)$(LIBDIR)/libheaptap.a
+	install -m 0644 include/heaptap.h $(DESTDIR)$(INCLUDEDIR)/heaptap.h
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' \
+	    -e 's|@VERSION@|$(VERSION)|g' scripts/heaptap.pc.in >$(DESTDIR)$(PKGCONFIGDIR)/heaptap.pc
+	chmod 0644 $(DESTDIR)$(PKGCONFIGDIR)/heaptap.pc
+	install -m 0644 README.md docs/*.md $(DESTDIR)$(DOCDIR)/
 
 format:
 	clang-format -i $(wildcard base/*.[ch] profile/*.[ch] lib/*.[ch] cli/*.[ch] cli/*/*.[ch] include/*.h)

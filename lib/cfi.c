@@ -1,8 +1,10 @@
 /*
  * cfi.c - the DWARF call-frame unwinder of cfi.h: finding a return address's FDE
- * (_dl_find_object, then a binary search of .eh_frame_hdr's sorted table), running the CIE's
- * and FDE's call-frame instructions up to that address to get the rule of its frame, a
- * set-associative cache of rules with per-slot sequence numbers, and the walk itself.
+ * (_dl_find_object where glibc has it, else dl_iterate_phdr; then a binary search of
+ * .eh_frame_hdr's sorted table), running the CIE's and FDE's call-frame instructions up to
+ * that address to get the rule of its frame, a set-associative cache of rules with per-slot
+ * sequence numbers, and the walk itself (through signal frames, and on by frame pointers
+ * where a frame has no rule).
  *
  * Formats: DWARF 5 §6.4 (call frame information), the LSB's .eh_frame / .eh_frame_hdr
  * (pointer encodings DW_EH_PE_*, augmentations "zPLRS"), the x86-64 psABI's DWARF register
@@ -13,14 +15,21 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <link.h>
 #include <stddef.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/ucontext.h>
 
 #include "sys.h"
 
-#pragma weak _dl_find_object /* glibc >= 2.35; without it every capture falls back */
+/* glibc >= 2.35's _dl_find_object, found at run time by cfi_init's caller (not linked: the
+   library must load on glibc 2.17, see docs/INTERNALS.md "Portability"); NULL before 2.35,
+   then find_hdr asks dl_iterate_phdr. */
+typedef int (*find_object_fn)(void *pc, struct dl_find_object *out);
+static find_object_fn find_object;
 
-enum { REG_RBP = 6, REG_RSP = 7, REG_RA = 16 };
+enum { DW_RBP = 6, DW_RSP = 7, DW_RA = 16 };
 
 /* ---- rules ---- */
 
@@ -34,6 +43,12 @@ static uint64_t rule_pack(int kind, int cfa_rbp, int32_t cfa_off, int16_t rbp_of
 	return (uint64_t)kind | (uint64_t)(cfa_rbp ? 4 : 0) | ((uint64_t)(uint16_t)rbp_off << 16) |
 	       ((uint64_t)(uint32_t)cfa_off << 32);
 }
+
+/* Flags beside the kind: bit 3, a signal frame (the CIE's 'S': the interrupted registers are
+   in the ucontext at the frame's sp); bit 4, the CFA is loaded from the address the base and
+   offset give, plus bits 8-15 (struct row's cfa_deref); bit 5, the caller's rbp is saved at
+   the address in rbp (REG_AT_RBP). A rule with any of them takes the walk's slow branch. */
+enum { RULE_SIGNAL = 8, RULE_DEREF = 16, RULE_RBP_AT = 32 };
 
 static int rule_kind(uint64_t r) { return (int)(r & 3); }
 static int rule_cfa_rbp(uint64_t r) { return (int)((r >> 2) & 1); }
@@ -139,7 +154,9 @@ static int inside(const struct span *o, const void *p, uint64_t n)
 }
 
 /* Register rules the walk cares about. */
-enum { REG_SAME = 0, REG_OFFSET, REG_UNDEF, REG_OTHER };
+/* REG_AT_RBP: saved at the address in rbp (DW_CFA_expression "DW_OP_breg6 0", GCC's stack
+   realignment) */
+enum { REG_SAME = 0, REG_OFFSET, REG_UNDEF, REG_OTHER, REG_AT_RBP };
 struct regrule {
 	uint8_t how;
 	int64_t off;
@@ -148,7 +165,37 @@ struct row {
 	unsigned cfa_reg; /* DWARF register number; ~0u when the CFA is an expression */
 	int64_t cfa_off;
 	struct regrule rbp, ra;
+	/* the CFA expression "DW_OP_breg<cfa_reg> cfa_off; DW_OP_deref [; DW_OP_plus_uconst
+	   cfa_add]" (GCC's realigned frames, OpenSSL's asm): CFA = *(reg + cfa_off) + cfa_add */
+	int cfa_deref;
+	uint64_t cfa_add;
 };
+
+/* The two DWARF expressions the walk evaluates (any other makes the rule "cannot"):
+   "DW_OP_breg6/7 k; DW_OP_deref [; DW_OP_plus_uconst u]" as a CFA, "DW_OP_breg6 0" as where
+   rbp was saved. */
+static void cfa_expression(struct row *row, const uint8_t *p, uint64_t n)
+{
+	struct rd e = { p, p + n, 0 };
+	uint8_t op = (uint8_t)rd_u(&e, 1);
+	int64_t k = rd_sleb(&e);
+	uint8_t deref = (uint8_t)rd_u(&e, 1);
+	uint64_t add = 0;
+	if (!e.bad && e.p < e.end) {
+		if (rd_u(&e, 1) == 0x23) /* DW_OP_plus_uconst */
+			add = rd_uleb(&e);
+		else
+			e.bad = 1;
+	}
+	row->cfa_reg = ~0u;
+	row->cfa_deref = 0;
+	if (e.bad || e.p != e.end || (op != 0x76 && op != 0x77) || deref != 0x06)
+		return;
+	row->cfa_reg = op == 0x76 ? DW_RBP : DW_RSP;
+	row->cfa_off = k;
+	row->cfa_deref = 1;
+	row->cfa_add = add;
+}
 
 struct cie {
 	uint64_t code_align;
@@ -183,7 +230,7 @@ static int parse_cie(const uint8_t *p, const struct span *o, struct cie *c)
 	c->data_align = rd_sleb(&r);
 	uint64_t ra = version == 1 ? rd_u(&r, 1) : rd_uleb(&r);
 	/* x86-64 uses 1 and -8; anything far from that is not a CIE we can use */
-	if (ra != REG_RA || c->code_align == 0 || c->code_align > 64 || c->data_align < -64 ||
+	if (ra != DW_RA || c->code_align == 0 || c->code_align > 64 || c->data_align < -64 ||
 	    c->data_align > 64)
 		return -1;
 	c->fde_enc = 0; /* absptr */
@@ -232,7 +279,7 @@ static int64_t scaled(struct rd *r, int64_t a, int64_t b)
 
 static void set_reg(struct row *row, uint64_t reg, uint8_t how, int64_t off)
 {
-	struct regrule *rr = reg == REG_RBP ? &row->rbp : reg == REG_RA ? &row->ra : NULL;
+	struct regrule *rr = reg == DW_RBP ? &row->rbp : reg == DW_RA ? &row->ra : NULL;
 	if (rr) {
 		rr->how = how;
 		rr->off = off;
@@ -242,9 +289,9 @@ static void set_reg(struct row *row, uint64_t reg, uint8_t how, int64_t off)
 /* DW_CFA_restore(_extended): register reg gets the CIE's rule back. */
 static void restore_reg(struct row *row, const struct row *init, uint64_t reg)
 {
-	if (reg == REG_RBP)
+	if (reg == DW_RBP)
 		row->rbp = init->rbp;
-	else if (reg == REG_RA)
+	else if (reg == DW_RA)
 		row->ra = init->ra;
 }
 
@@ -310,25 +357,32 @@ static int run_cfa(struct row *row, const struct row *init, const struct cie *c,
 		case 0x0c: /* def_cfa */
 			row->cfa_reg = (unsigned)rd_uleb(&r);
 			row->cfa_off = (int64_t)rd_uleb(&r);
+			row->cfa_deref = 0;
 			continue;
-		case 0x0d: row->cfa_reg = (unsigned)rd_uleb(&r); continue;
-		case 0x0e: row->cfa_off = (int64_t)rd_uleb(&r); continue;
+		case 0x0d: row->cfa_reg = (unsigned)rd_uleb(&r); row->cfa_deref = 0; continue;
+		case 0x0e: /* def_cfa_offset: meaningless after an expression */
+			row->cfa_off = (int64_t)rd_uleb(&r);
+			if (row->cfa_deref)
+				row->cfa_reg = ~0u;
+			continue;
 		case 0x0f: { /* def_cfa_expression */
 			uint64_t n = rd_uleb(&r);
-			if (n > (uint64_t)(r.end - r.p))
+			if (r.bad || n > (uint64_t)(r.end - r.p))
 				return -1;
+			cfa_expression(row, r.p, n);
 			r.p += n;
-			row->cfa_reg = ~0u;
 			continue;
 		}
 		case 0x10:   /* expression */
 		case 0x16: { /* val_expression */
 			reg = rd_uleb(&r);
 			uint64_t n = rd_uleb(&r);
-			if (n > (uint64_t)(r.end - r.p))
+			if (r.bad || n > (uint64_t)(r.end - r.p))
 				return -1;
+			/* rbp saved at the address in rbp: "DW_OP_breg6 0" */
+			int at_rbp = op == 0x10 && n == 2 && r.p[0] == 0x76 && r.p[1] == 0x00;
 			r.p += n;
-			set_reg(row, reg, REG_OTHER, 0);
+			set_reg(row, reg, at_rbp ? REG_AT_RBP : REG_OTHER, 0);
 			continue;
 		}
 		case 0x11: /* offset_extended_sf */
@@ -338,8 +392,13 @@ static int run_cfa(struct row *row, const struct row *init, const struct cie *c,
 		case 0x12: /* def_cfa_sf */
 			row->cfa_reg = (unsigned)rd_uleb(&r);
 			row->cfa_off = scaled(&r, rd_sleb(&r), c->data_align);
+			row->cfa_deref = 0;
 			continue;
-		case 0x13: row->cfa_off = scaled(&r, rd_sleb(&r), c->data_align); continue;
+		case 0x13: /* def_cfa_offset_sf */
+			row->cfa_off = scaled(&r, rd_sleb(&r), c->data_align);
+			if (row->cfa_deref)
+				row->cfa_reg = ~0u;
+			continue;
 		case 0x15: /* val_offset_sf */
 			reg = rd_uleb(&r);
 			(void)rd_sleb(&r);
@@ -360,19 +419,65 @@ static int run_cfa(struct row *row, const struct row *init, const struct cie *c,
 	return r.bad ? -1 : 0;
 }
 
+struct phdr_find {
+	uintptr_t pc;
+	struct span o;
+	const uint8_t *hdr;
+	int found;
+};
+
+/* dl_iterate_phdr's callback: the object with a PT_LOAD segment holding pc, its load range
+   and its PT_GNU_EH_FRAME. */
+static int phdr_match(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	struct phdr_find *f = arg;
+	uintptr_t lo = UINTPTR_MAX, hi = 0;
+	const uint8_t *hdr = NULL;
+	int holds = 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t start = info->dlpi_addr + ph->p_vaddr;
+		if (ph->p_type == PT_LOAD) {
+			holds |= f->pc >= start && f->pc - start < ph->p_memsz;
+			lo = start < lo ? start : lo;
+			hi = start + ph->p_memsz > hi ? start + ph->p_memsz : hi;
+		} else if (ph->p_type == PT_GNU_EH_FRAME) {
+			hdr = (const uint8_t *)start;
+		}
+	}
+	if (!holds)
+		return 0;
+	f->o.lo = lo;
+	f->o.hi = hi;
+	f->hdr = hdr;
+	f->found = 1;
+	return 1;
+}
+
 /* The .eh_frame_hdr of the object holding pc (and the object's range in *o), or NULL. */
 static const uint8_t *find_hdr(uintptr_t pc, struct span *o)
 {
-	if (!_dl_find_object)
+	const uint8_t *hdr;
+	find_object_fn find = __atomic_load_n(&find_object, __ATOMIC_RELAXED);
+	if (find) {
+		struct dl_find_object dlfo;
+		if (find((void *)pc, &dlfo) != 0)
+			return NULL;
+		o->lo = (uintptr_t)dlfo.dlfo_map_start;
+		o->hi = (uintptr_t)dlfo.dlfo_map_end;
+		hdr = dlfo.dlfo_eh_frame;
+	} else {
+		struct phdr_find f = { pc, { 0, 0 }, NULL, 0 };
+		dl_iterate_phdr(phdr_match, &f);
+		if (!f.found)
+			return NULL;
+		*o = f.o;
+		hdr = f.hdr;
+	}
+	if (!hdr || !inside(o, hdr, 12))
 		return NULL;
-	struct dl_find_object dlfo;
-	if (_dl_find_object((void *)pc, &dlfo) != 0)
-		return NULL;
-	o->lo = (uintptr_t)dlfo.dlfo_map_start;
-	o->hi = (uintptr_t)dlfo.dlfo_map_end;
-	if (!dlfo.dlfo_eh_frame || !inside(o, dlfo.dlfo_eh_frame, 12))
-		return NULL;
-	return dlfo.dlfo_eh_frame;
+	return hdr;
 }
 
 /* A little-endian sdata4 at any alignment. */
@@ -431,14 +536,15 @@ static uint64_t rule_from_hdr(const uint8_t *hdr, const struct span *so, uintptr
 	const uint8_t *id_at = r.p;
 	uint32_t cie_off = (uint32_t)rd_u(&r, 4);
 	struct cie c;
-	if (cie_off == 0 || (uintptr_t)id_at - o.lo < cie_off ||
-	    parse_cie(id_at - cie_off, &o, &c) != 0 || c.signal)
+	if (cie_off == 0 || (uintptr_t)id_at - o.lo < cie_off || parse_cie(id_at - cie_off, &o, &c) != 0)
 		return rule_pack(RULE_FAIL, 0, 0, 0);
 	r.end = fde + 4 + len;
 	uintptr_t begin = rd_ptr(&r, c.fde_enc, 0);
 	uintptr_t range = rd_ptr(&r, (uint8_t)(c.fde_enc & 0x0f), 0);
 	if (r.bad || pc < begin || pc - begin >= range)
 		return rule_pack(RULE_FAIL, 0, 0, 0);
+	if (c.signal) /* glibc's __restore_rt: the walk reads the ucontext, not these rules */
+		return rule_pack(RULE_STEP, 0, 8, 0) | RULE_SIGNAL;
 	if (c.insns > c.end)
 		return rule_pack(RULE_FAIL, 0, 0, 0);
 	/* 'z' augmentation data of the FDE (the LSDA pointer): skipped by its length */
@@ -448,7 +554,7 @@ static uint64_t rule_from_hdr(const uint8_t *hdr, const struct span *so, uintptr
 			return rule_pack(RULE_FAIL, 0, 0, 0);
 		r.p += n;
 	}
-	struct row row = { REG_RSP, 8, { REG_SAME, 0 }, { REG_OFFSET, -8 } };
+	struct row row = { DW_RSP, 8, { REG_SAME, 0 }, { REG_OFFSET, -8 }, 0, 0 };
 	if (run_cfa(&row, &row, &c, c.insns, c.end, begin, (uintptr_t)-1) != 0)
 		return rule_pack(RULE_FAIL, 0, 0, 0);
 	struct row init = row;
@@ -456,18 +562,22 @@ static uint64_t rule_from_hdr(const uint8_t *hdr, const struct span *so, uintptr
 		return rule_pack(RULE_FAIL, 0, 0, 0);
 	if (row.ra.how == REG_UNDEF)
 		return rule_pack(RULE_LAST, 0, 0, 0);
-	if ((row.cfa_reg != REG_RSP && row.cfa_reg != REG_RBP) || row.ra.how != REG_OFFSET ||
-	    row.ra.off != -8 || row.cfa_off < 8 || row.cfa_off > INT32_MAX)
+	if ((row.cfa_reg != DW_RSP && row.cfa_reg != DW_RBP) || row.ra.how != REG_OFFSET ||
+	    row.ra.off != -8 || row.cfa_off < (row.cfa_deref ? INT32_MIN : 8) ||
+	    row.cfa_off > INT32_MAX || row.cfa_add > 255)
 		return rule_pack(RULE_FAIL, 0, 0, 0);
 	int16_t rbp_off = 0;
+	uint64_t flags = row.cfa_deref ? RULE_DEREF | (row.cfa_add << 8) : 0;
 	if (row.rbp.how == REG_OFFSET) {
 		if (row.rbp.off == 0 || row.rbp.off < INT16_MIN || row.rbp.off > INT16_MAX)
 			return rule_pack(RULE_FAIL, 0, 0, 0);
 		rbp_off = (int16_t)row.rbp.off;
+	} else if (row.rbp.how == REG_AT_RBP) {
+		flags |= RULE_RBP_AT;
 	} else if (row.rbp.how == REG_OTHER) {
 		return rule_pack(RULE_FAIL, 0, 0, 0);
 	}
-	return rule_pack(RULE_STEP, row.cfa_reg == REG_RBP, (int32_t)row.cfa_off, rbp_off);
+	return rule_pack(RULE_STEP, row.cfa_reg == DW_RBP, (int32_t)row.cfa_off, rbp_off) | flags;
 }
 
 /* The rule of the frame executing at pc (a return address minus one, or an exact pc). */
@@ -508,13 +618,15 @@ static struct slot *cache;
 static uint32_t cache_gen = 1;
 static int writing; /* one writer at a time; a busy writer's rule is simply not cached */
 static uint8_t *victim; /* per set: the way the next miss replaces (round robin) */
-/* shared counters, written per fallback and per rule parse, never by a capture the cached
-   rules answer (in a JIT-heavy host a fallback may be per sample: one atomic add beside
-   libunwind's work) */
+/* shared counters, written per capture that stepped a frame by its frame pointer and per rule
+   parse, never by a capture the cached rules answer (in a JIT-heavy host a fallback may be
+   per sample: one atomic add) */
 static uint64_t n_fallbacks, n_parses;
 
-int cfi_init(void)
+int cfi_init(void *dl_find_object)
 {
+	if (dl_find_object)
+		__atomic_store_n(&find_object, (find_object_fn)dl_find_object, __ATOMIC_RELEASE);
 	if (__atomic_load_n(&cache, __ATOMIC_ACQUIRE))
 		return 0;
 	size_t slots = (size_t)CACHE_WAYS << CACHE_SET_BITS;
@@ -533,7 +645,7 @@ static size_t set_of(uintptr_t pc)
 
 /* The rule of pc if slot s holds it for generation gen (seqlock read), else 0 (no valid rule
    is 0: its kind bits are 1..3). */
-static uint64_t slot_read(const struct slot *s, uintptr_t pc, uint32_t gen)
+static inline __attribute__((always_inline)) uint64_t slot_read(const struct slot *s, uintptr_t pc, uint32_t gen)
 {
 	/* a seqlock without fences (ThreadSanitizer has none): acquire loads keep the second
 	   read of seq after the fields, release stores keep the writer's fields after its odd seq;
@@ -546,15 +658,11 @@ static uint64_t slot_read(const struct slot *s, uintptr_t pc, uint32_t gen)
 	return !(s1 & 1) && s1 == s2 && k == pc && g == gen ? rule : 0;
 }
 
-static uint64_t lookup(uintptr_t pc, uint32_t gen)
+/* A miss of lookup: parses the rule and caches it. Out of line, so that the walks' loops
+   keep only the probe. */
+__attribute__((noinline)) static uint64_t lookup_miss(uintptr_t pc, uint32_t gen, size_t set)
 {
-	size_t set = set_of(pc);
 	struct slot *ways = &cache[set * CACHE_WAYS];
-	for (int w = 0; w < CACHE_WAYS; w++) {
-		uint64_t r = slot_read(&ways[w], pc, gen);
-		if (r)
-			return r;
-	}
 	__atomic_fetch_add(&n_parses, 1, __ATOMIC_RELAXED);
 	uint64_t rule = compute_rule(pc);
 	if (__atomic_exchange_n(&writing, 1, __ATOMIC_ACQUIRE))
@@ -580,6 +688,18 @@ static uint64_t lookup(uintptr_t pc, uint32_t gen)
 	return rule;
 }
 
+static inline __attribute__((always_inline)) uint64_t lookup(uintptr_t pc, uint32_t gen)
+{
+	size_t set = set_of(pc);
+	struct slot *ways = &cache[set * CACHE_WAYS];
+	for (int w = 0; w < CACHE_WAYS; w++) {
+		uint64_t r = slot_read(&ways[w], pc, gen);
+		if (r)
+			return r;
+	}
+	return lookup_miss(pc, gen, set);
+}
+
 void cfi_forget_all(void)
 {
 	__atomic_fetch_add(&cache_gen, 1, __ATOMIC_ACQ_REL);
@@ -598,10 +718,149 @@ void cfi_get_counts(struct cfi_counts *out)
 
 /* ---- the walk ---- */
 
-static uint32_t give_up(void)
+/* out of line and named, so that tests/preload/perf_unwind_insns.sh can count its calls */
+__attribute__((noinline, cold)) static uint32_t give_up(void)
 {
 	__atomic_fetch_add(&n_fallbacks, 1, __ATOMIC_RELAXED);
 	return 0;
+}
+
+/* What a step needs of a frame: where it executes, its stack pointer after the call that made
+   the next frame returned (its CFA from below), and rbp. */
+struct regs {
+	uintptr_t pc, sp, bp;
+};
+
+/*
+ * Pages known mapped during one capture, for the reads that follow a guess. Until a frame is
+ * stepped by its frame pointer every address the walk reads comes from a rule and lies on the
+ * thread's stack. After a guess rbp may be any value, and [lo, hi) may hold unmapped pages
+ * (a thread that switched to a stack of its own below the one it started on: coroutines,
+ * fibers): each read outside the pages seen so far is first checked with mincore, a system
+ * call and no descriptor (libunwind validated its reads through a pipe of its own). NULL in
+ * the walk before any guess: no checks.
+ */
+struct okrange {
+	uintptr_t lo, hi;
+};
+
+static int readable(struct okrange *ok, uintptr_t a, size_t n)
+{
+	if (!ok || (a >= ok->lo && n <= ok->hi - a && a < ok->hi))
+		return 1;
+	uintptr_t p0 = a & ~(uintptr_t)4095, p1 = (a + n + 4095) & ~(uintptr_t)4095;
+	unsigned char vec[4];
+	if (p1 <= p0 || p1 - p0 > sizeof vec * 4096 || mincore((void *)p0, p1 - p0, vec) != 0)
+		return 0;
+	if (ok->hi && p0 <= ok->hi && p1 >= ok->lo) { /* adjoins or overlaps: one range */
+		ok->lo = p0 < ok->lo ? p0 : ok->lo;
+		ok->hi = p1 > ok->hi ? p1 : ok->hi;
+	} else {
+		ok->lo = p0;
+		ok->hi = p1;
+	}
+	return 1;
+}
+
+/* A frame without a rule (no unwind information: JIT code, hand-written asm, an object built
+   without tables), or whose rule leaves the stack: steps by the frame pointer when rbp looks
+   like one (at or above sp, inside the stack, aligned), the return address at rbp + 8 and the
+   caller's rbp at rbp. A frame without a frame pointer leaves rbp to an older frame, and the
+   step then skips the frames in between, as every unwinder without unwind information does;
+   no read leaves [lo, hi) or the pages ok knows mapped. 0 when rbp cannot be a frame. */
+__attribute__((noinline)) static int step_fp(struct regs *r, uintptr_t lo, uintptr_t hi, struct okrange *ok)
+{
+	uintptr_t bp = r->bp;
+	if (bp < r->sp || bp < lo || hi < 16 || bp > hi - 16 || (bp & 7) || !readable(ok, bp, 16))
+		return 0;
+	const uintptr_t *f = (const uintptr_t *)bp;
+	r->pc = f[1];
+	r->bp = f[0];
+	r->sp = bp + 16;
+	return 1;
+}
+
+/* A signal frame (its return address is glibc's __restore_rt): the kernel's ucontext starts at
+   the frame's CFA, r->sp; the interrupted pc, sp and rbp come from it. 0 when it does not lie
+   inside [lo, hi) or the interrupted sp is not above it (a handler on an alternate stack). */
+__attribute__((noinline)) static int step_signal(struct regs *r, uintptr_t lo, uintptr_t hi, struct okrange *ok)
+{
+	uintptr_t uc = r->sp;
+	size_t need = offsetof(ucontext_t, uc_mcontext.gregs) + sizeof(greg_t) * NGREG;
+	if (uc < lo || uc > hi || hi - uc < need || !readable(ok, uc, need))
+		return 0;
+	const greg_t *g = ((const ucontext_t *)uc)->uc_mcontext.gregs;
+	uintptr_t sp = (uintptr_t)g[REG_RSP];
+	if (sp <= uc || sp > hi)
+		return 0;
+	r->pc = (uintptr_t)g[REG_RIP];
+	r->sp = sp;
+	r->bp = (uintptr_t)g[REG_RBP];
+	return 1;
+}
+
+/* A frame's step by its rule, CFA expressions and rbp saved at rbp (GCC's realigned frames)
+   included: every read inside [lo, hi) and the pages ok knows mapped. 0 when something lies
+   outside. The walk's fast branch does the plain rules inline. */
+__attribute__((noinline)) static int step_rule(struct regs *r, uint64_t rule, uintptr_t lo, uintptr_t hi, struct okrange *ok)
+{
+	uintptr_t cfa = (rule_cfa_rbp(rule) ? r->bp : r->sp) + (uintptr_t)(intptr_t)rule_cfa_off(rule);
+	if (rule & RULE_DEREF) {
+		if (cfa < lo || hi < 8 || cfa > hi - 8 || (cfa & 7) || !readable(ok, cfa, 8))
+			return 0;
+		cfa = *(const uintptr_t *)cfa + ((rule >> 8) & 0xff);
+	}
+	if (cfa < r->sp + 8 || cfa > hi || cfa - 8 < lo || (cfa & 7) || !readable(ok, cfa - 8, 8))
+		return 0;
+	uintptr_t bp = r->bp;
+	if (rule & RULE_RBP_AT) {
+		if (bp < r->sp || bp < lo || bp > hi - 8 || (bp & 7) || !readable(ok, bp, 8))
+			return 0;
+		bp = *(const uintptr_t *)bp;
+	} else if (rule_rbp_off(rule)) {
+		uintptr_t at = cfa + (uintptr_t)(intptr_t)rule_rbp_off(rule);
+		if (at < r->sp || at + 8 > hi || !readable(ok, at, 8))
+			return 0;
+		bp = *(const uintptr_t *)at;
+	}
+	r->pc = ((const uintptr_t *)cfa)[-1];
+	r->sp = cfa;
+	r->bp = bp;
+	return 1;
+}
+
+/* The rest of a walk once a frame had to be stepped by its frame pointer (pcs[0..n) done, r
+   the frame that has no usable rule): every read checked (struct okrange). Counted as a
+   fallback. Returns the depth. */
+__attribute__((noinline)) static uint32_t walk_guessing(uintptr_t *pcs, uint32_t n, uint32_t max,
+                                                        uintptr_t pc, uintptr_t sp, uintptr_t bp,
+                                                        uintptr_t lo, uintptr_t hi, uint32_t gen)
+{
+	(void)give_up();
+	struct regs r = { pc, sp, bp };
+	struct okrange ok = { 0, 0 };
+	if (!step_fp(&r, lo, hi, &ok))
+		return n;
+	uintptr_t exact = 0;
+	while (r.pc >= 4096 && n < max) {
+		pcs[n++] = r.pc;
+		if (n == max)
+			break;
+		uint64_t rule = lookup(r.pc - 1 + exact, gen);
+		exact = 0;
+		int kind = rule_kind(rule);
+		if (kind == RULE_LAST)
+			break;
+		if (kind == RULE_STEP && (rule & RULE_SIGNAL)) {
+			if (!step_signal(&r, lo, hi, &ok))
+				break;
+			exact = 1;
+		} else if (!(kind == RULE_STEP && step_rule(&r, rule, lo, hi, &ok)) &&
+		           !step_fp(&r, lo, hi, &ok)) {
+			break;
+		}
+	}
+	return n;
 }
 
 /* Built with frame pointers (the Makefile's flags for lib/), like the frame the caller names:
@@ -619,33 +878,43 @@ cfi_backtrace(uintptr_t *pcs, uint32_t max, const void *start, uintptr_t stack_l
 			return give_up();
 		fp = start;
 	}
-	uintptr_t pc = fp[1], sp = (uintptr_t)(fp + 2), bp = fp[0];
+	struct regs r = { fp[1], (uintptr_t)(fp + 2), fp[0] };
 	uint32_t n = 0;
+	uintptr_t exact = 0; /* 1 after a signal frame: r.pc is where it was interrupted */
 	for (;;) {
-		pcs[n++] = pc;
+		pcs[n++] = r.pc;
 		if (n == max)
 			break;
-		uint64_t rule = lookup(pc - 1, gen);
-		int kind = rule_kind(rule);
-		if (kind == RULE_LAST)
-			break;
-		if (kind != RULE_STEP)
-			return give_up();
-		uintptr_t cfa = (rule_cfa_rbp(rule) ? bp : sp) + (uintptr_t)(intptr_t)rule_cfa_off(rule);
-		/* the CFA lies above this frame's sp and inside the stack, with room for the
-		   return address below it and for the saved rbp wherever the rule puts it */
-		if (cfa < sp + 8 || cfa > stack_hi || cfa - 8 < stack_lo || (cfa & 7))
-			return give_up();
-		int16_t rbp_off = rule_rbp_off(rule);
-		if (rbp_off) {
+		uint64_t rule = lookup(r.pc - 1 + exact, gen);
+		exact = 0;
+		if ((rule & (3 | RULE_SIGNAL | RULE_DEREF | RULE_RBP_AT)) != RULE_STEP) {
+			int kind = rule_kind(rule);
+			if (kind == RULE_LAST)
+				break;
+			if (kind == RULE_STEP && (rule & RULE_SIGNAL)) {
+				if (!step_signal(&r, stack_lo, stack_hi, NULL))
+					break;
+				exact = 1;
+			} else if (!(kind == RULE_STEP && step_rule(&r, rule, stack_lo, stack_hi, NULL))) {
+				return walk_guessing(pcs, n, max, r.pc, r.sp, r.bp, stack_lo, stack_hi, gen);
+			}
+		} else {
+			uintptr_t cfa = (rule_cfa_rbp(rule) ? r.bp : r.sp) +
+			                (uintptr_t)(intptr_t)rule_cfa_off(rule);
+			/* the CFA lies above this frame's sp and inside the stack, with room for the
+			   return address below it and for the saved rbp wherever the rule puts it */
+			int16_t rbp_off = rule_rbp_off(rule);
 			uintptr_t at = cfa + (uintptr_t)(intptr_t)rbp_off;
-			if (at < sp || at + 8 > stack_hi)
-				return give_up();
-			bp = *(const uintptr_t *)at;
+			if (cfa < r.sp + 8 || cfa > stack_hi || cfa - 8 < stack_lo || (cfa & 7) ||
+			    (rbp_off && (at < r.sp || at + 8 > stack_hi)))
+				/* a rule that leaves the stack: try rbp before stopping */
+				return walk_guessing(pcs, n, max, r.pc, r.sp, r.bp, stack_lo, stack_hi, gen);
+			if (rbp_off)
+				r.bp = *(const uintptr_t *)at;
+			r.pc = ((const uintptr_t *)cfa)[-1];
+			r.sp = cfa;
 		}
-		pc = ((const uintptr_t *)cfa)[-1];
-		sp = cfa;
-		if (pc < 4096) /* the outermost frame's return address, when not marked undefined */
+		if (r.pc < 4096) /* the outermost frame's return address, when not marked undefined */
 			break;
 	}
 	return n;

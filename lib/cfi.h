@@ -4,28 +4,35 @@
  * rbp saved at CFA + k or left alone) is read once from its object's .eh_frame and kept in a
  * global cache, so a warm capture costs a cache probe and one or two stack loads per frame.
  *
- * It answers for the common frames only; anything the rules above cannot say (a CFA given by
- * an expression or another register, a signal frame, code without unwind information, a
- * frame outside the thread's stack) makes cfi_backtrace return 0, and the caller unwinds the
- * sample with libunwind instead. No malloc, no stdio, no lock on the read side; not
- * async-signal-safe (neither is the sampling path that calls it).
+ * Signal frames (glibc's __restore_rt, marked 'S' in its CIE) are stepped through the kernel's
+ * ucontext, and CFAs loaded from the stack (DW_OP_breg rsp/rbp, deref[, plus_uconst]: realigned
+ * frames) are evaluated. A frame the rules cannot say (no unwind information: JIT code,
+ * hand-written asm; another CFA register or expression) is stepped by its frame pointer when
+ * rbp looks like one, else the walk ends there: a shorter stack, never a read outside the
+ * thread's stack, and after such a guess none of an unmapped page (mincore). It is the collector's only unwinder besides the plain frame-pointer walk
+ * (no libunwind: nothing opens descriptors or allocates behind the host's back). No malloc,
+ * no stdio, no descriptors, no lock on the read side (dl_iterate_phdr's loader lock on a
+ * rule miss before glibc 2.35); not async-signal-safe (neither is the sampling path).
  */
 #ifndef HEAPTAP_LIB_CFI_H
 #define HEAPTAP_LIB_CFI_H
 
 #include <stdint.h>
 
-/* Maps the rule cache. 0, or -ENOMEM (then cfi_backtrace always answers 0). Call once at
-   init, before any sample. */
-int cfi_init(void);
+/* Maps the rule cache. dl_find_object is glibc's _dl_find_object (2.35 and later) found by
+   the caller without linking it, or NULL (objects are then found with dl_iterate_phdr). 0,
+   or -ENOMEM (then cfi_backtrace always answers 0). Call once at init, before any sample. */
+int cfi_init(void *dl_find_object);
 
 /*
  * Fills pcs[0..max) with return addresses, outermost last, starting from the frame at frame
  * address fp (NULL: cfi_backtrace's own), which must be a frame with a frame pointer (the
  * return address at fp + 8, the caller's rbp at fp, the CFA at fp + 16) still on this
- * thread's stack: pcs[0] is that frame's return address. Reads the stack only inside
- * [stack_lo, stack_hi). Returns the depth, or 0 when some frame cannot be unwound by the rules
- * (use another unwinder). Stopping at max is not a failure.
+ * thread's stack: pcs[0] is that frame's return address (after a signal frame, the
+ * interrupted pc itself). Reads the stack only inside [stack_lo, stack_hi). Returns the depth,
+ * or 0 when it cannot start (no rule cache, fp outside the stack: use the frame-pointer walk).
+ * A capture that had to step some frame by its frame pointer or stop early is counted in
+ * cfi_counts.fallbacks.
  */
 uint32_t cfi_backtrace(uintptr_t *pcs, uint32_t max, const void *fp, uintptr_t stack_lo,
                        uintptr_t stack_hi);
@@ -42,8 +49,8 @@ void cfi_fork_child(void);
    leaves that range, whatever the bytes. For the fuzzer and tests. */
 uint64_t cfi_rule_for(const void *eh_frame_hdr, const void *lo, const void *hi, uintptr_t pc);
 
-/* Counters for tests and statistics: captures given up, rule look-ups that parsed the CFI
-   (cache misses). */
+/* Counters for tests and statistics: captures that stepped a frame by its frame pointer, ended
+   early or could not start; rule look-ups that parsed the CFI (cache misses). */
 struct cfi_counts {
 	uint64_t fallbacks, parses;
 };

@@ -4,7 +4,7 @@
  * doorbell; the background thread (bgthread.c) waits on it and takes the requests.
  *
  * A request is an atomic flag (a counter for interval dumps, which are one per crossing) plus
- * a sem_post on a process-private semaphore: both async-signal-safe, and no file descriptor
+ * a count of rings woken through a process-private futex: both async-signal-safe, and no file descriptor
  * that a daemon closing "all fds" could take away or reuse. A leaf: it calls nothing of the
  * collector's. No malloc.
  */
@@ -15,7 +15,7 @@
 
 #include "trigger.h"
 
-/* Creates the semaphore. 0, or -errno (then rings are only recorded, never wake anyone). */
+/* Resets the wake-up count. 0 (kept as int for callers that check). */
 int doorbell_init(void);
 
 /* Requests a dump for trig. Async-signal-safe; keeps errno. */
@@ -28,7 +28,7 @@ void doorbell_take(uint64_t want[TRIG_COUNT]);
 /* Waits for a ring, or until the CLOCK_MONOTONIC deadline in ns (0 = no deadline). */
 void doorbell_wait(int64_t deadline_ns);
 
-/* In a fork child: a fresh semaphore, no requests inherited. */
+/* In a fork child: a fresh wake-up count, no requests inherited. */
 void doorbell_fork_child(void);
 
 #endif

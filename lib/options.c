@@ -423,10 +423,10 @@ static void apply(struct options *o, struct span key, struct span v, struct repo
 			o->prof_unwind = UNWIND_DWARF;
 		else if (span_eq(v, "fp"))
 			o->prof_unwind = UNWIND_FP;
-		else if (span_eq(v, "libunwind"))
-			o->prof_unwind = UNWIND_LIBUNWIND;
+		else if (span_eq(v, "libunwind")) /* libunwind is gone: the same DWARF walk */
+			o->prof_unwind = UNWIND_DWARF;
 		else
-			bad_value(r, key, v, "dwarf, fp or libunwind", options_unwind_name(o->prof_unwind));
+			bad_value(r, key, v, "dwarf, fp or libunwind (= dwarf)", options_unwind_name(o->prof_unwind));
 		return;
 	}
 	if (span_eq(key, "http")) {
@@ -715,5 +715,5 @@ void options_load(void)
 
 const char *options_unwind_name(int mode)
 {
-	return mode == UNWIND_FP ? "fp" : mode == UNWIND_LIBUNWIND ? "libunwind" : "dwarf";
+	return mode == UNWIND_FP ? "fp" : "dwarf";
 }

@@ -13,7 +13,8 @@
 
 #include <stdint.h>
 
-enum unwind_mode { UNWIND_DWARF = 0, UNWIND_FP = 1, UNWIND_LIBUNWIND = 2 };
+/* prof_unwind:libunwind, from the days heaptap linked libunwind, is read as UNWIND_DWARF */
+enum unwind_mode { UNWIND_DWARF = 0, UNWIND_FP = 1 };
 
 struct options {
 	int prof;                    /* profiling at all (true) */
@@ -31,7 +32,7 @@ struct options {
 	int prof_signal;             /* signal number that triggers a dump, 0 off */
 	uint64_t prof_max_dumps;     /* keep only the newest N automatic dumps, 0 unlimited */
 	unsigned prof_format;        /* DUMP_* bits of dumpfmt.h (DUMP_HEAPV2) */
-	int prof_unwind;             /* enum unwind_mode (UNWIND_DWARF: cfi.c, libunwind when it cannot) */
+	int prof_unwind;             /* enum unwind_mode (UNWIND_DWARF: cfi.c, frame pointers where it cannot) */
 	unsigned prof_bt_max;        /* frames per stack, 1..256 (128) */
 	uint64_t prof_max_stacks;    /* budget: stacks held at once (0 = none, the default) */
 	uint64_t prof_max_live;      /* budget: live samples held at once (0 = none, the default) */

@@ -73,7 +73,7 @@ static inline __attribute__((always_inline)) void tstate_count(struct tstate *t,
 
 /*
  * The reentrancy guard. Between tstate_enter and tstate_leave the calling thread is inside
- * the profiler: whatever it allocates (through libc, libunwind, dlsym, pthread_create) goes
+ * the profiler: whatever it allocates (through libc, dlsym, pthread_create) goes
  * straight to the real allocator, unsampled and uncounted, and it never waits for the table
  * lock from a nested free. Brackets nest. Async-signal-safe.
  */

@@ -1,9 +1,9 @@
 /*
- * unwind.c - stack capture for samples (unwind.h): libunwind's unw_backtrace or a checked
- * frame-pointer walk, and the stripping of allocator frames. Not symbolization: only raw
- * return addresses are recorded; the CLI resolves them offline.
+ * unwind.c - stack capture for samples (unwind.h): cfi.c's DWARF walk or a checked
+ * frame-pointer walk, the bounds of the thread's stack they read, and the stripping of
+ * allocator frames. Not symbolization: only raw return addresses are recorded; the CLI
+ * resolves them offline. No libunwind, no malloc, no descriptors.
  */
-#define UNW_LOCAL_ONLY
 #include "unwind.h"
 
 #include <elf.h>
@@ -11,8 +11,7 @@
 #include <pthread.h>
 #include <stddef.h>
 #include <string.h>
-
-#include <libunwind.h>
+#include <sys/mman.h>
 
 #include "cfi.h"
 #include "core.h"
@@ -123,29 +122,54 @@ static const ElfW(Sym) *lookup(const struct dynsyms *d, const char *name)
 	return NULL;
 }
 
-static int add_object(struct dl_phdr_info *info, size_t size, void *arg)
+/* The dynamic symbol table of a loaded object; 0, or -1 when it has none. */
+static int read_dynsyms(const struct dl_phdr_info *info, struct dynsyms *d)
 {
-	(void)size;
-	int *n = arg;
-	struct dynsyms d;
-	memset(&d, 0, sizeof d);
-	d.base = info->dlpi_addr;
+	memset(d, 0, sizeof *d);
+	d->base = info->dlpi_addr;
 	const ElfW(Dyn) *dyn = NULL;
 	for (int i = 0; i < info->dlpi_phnum; i++)
 		if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
 			dyn = (const ElfW(Dyn) *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
 	if (!dyn)
-		return 0;
+		return -1;
 	for (; dyn->d_tag != DT_NULL; dyn++) {
 		switch (dyn->d_tag) {
-		case DT_SYMTAB: d.symtab = (const ElfW(Sym) *)dyn_ptr(d.base, dyn->d_un.d_ptr); break;
-		case DT_STRTAB: d.strtab = (const char *)dyn_ptr(d.base, dyn->d_un.d_ptr); break;
-		case DT_GNU_HASH: d.gnu_hash = (const uint32_t *)dyn_ptr(d.base, dyn->d_un.d_ptr); break;
-		case DT_HASH: d.sysv_hash = (const uint32_t *)dyn_ptr(d.base, dyn->d_un.d_ptr); break;
+		case DT_SYMTAB: d->symtab = (const ElfW(Sym) *)dyn_ptr(d->base, dyn->d_un.d_ptr); break;
+		case DT_STRTAB: d->strtab = (const char *)dyn_ptr(d->base, dyn->d_un.d_ptr); break;
+		case DT_GNU_HASH: d->gnu_hash = (const uint32_t *)dyn_ptr(d->base, dyn->d_un.d_ptr); break;
+		case DT_HASH: d->sysv_hash = (const uint32_t *)dyn_ptr(d->base, dyn->d_un.d_ptr); break;
 		default: break;
 		}
 	}
-	if (!d.symtab || !d.strtab || (!d.gnu_hash && !d.sysv_hash))
+	return d->symtab && d->strtab && (d->gnu_hash || d->sysv_hash) ? 0 : -1;
+}
+
+struct sym_find {
+	const char *name;
+	uintptr_t addr;
+};
+
+static int find_symbol(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	struct sym_find *f = arg;
+	struct dynsyms d;
+	if (read_dynsyms(info, &d) != 0)
+		return 0;
+	const ElfW(Sym) *sym = lookup(&d, f->name);
+	if (!sym)
+		return 0;
+	f->addr = d.base + sym->st_value;
+	return 1;
+}
+
+static int add_object(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	int *n = arg;
+	struct dynsyms d;
+	if (read_dynsyms(info, &d) != 0)
 		return 0;
 	for (size_t i = 0; i < sizeof new_syms / sizeof new_syms[0] && *n < MAX_RANGES; i++) {
 		const ElfW(Sym) *sym = lookup(&d, new_syms[i]);
@@ -166,14 +190,14 @@ static int add_object(struct dl_phdr_info *info, size_t size, void *arg)
 
 void unwind_init(void)
 {
-	/* libunwind's DWARF register-state cache is consulted when its trace cache misses (a
-	   return address seen for the first time in this thread). Per thread it is a static TLS
-	   array (no allocation); the global one takes a mutex and blocks all signals with two
-	   sigprocmask system calls on every look-up. See docs/INTERNALS.md "Unwinding cost". */
-	static int policy_set;
-	if (!__atomic_exchange_n(&policy_set, 1, __ATOMIC_ACQ_REL)) {
-		unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
-		(void)cfi_init(); /* on failure every capture goes to libunwind */
+	static int cfi_ready;
+	if (!__atomic_exchange_n(&cfi_ready, 1, __ATOMIC_ACQ_REL)) {
+		/* glibc 2.35's lock-free object look-up, taken from ld.so's symbol table in memory:
+		   a link-time reference would tie the library to GLIBC_2.35 (docs/INTERNALS.md
+		   "Portability"); without it cfi.c asks dl_iterate_phdr */
+		struct sym_find f = { "_dl_find_object", 0 };
+		dl_iterate_phdr(find_symbol, &f);
+		(void)cfi_init((void *)f.addr); /* on failure every capture walks frame pointers */
 	}
 	unsigned long long adds = 0;
 	dl_iterate_phdr(read_adds, &adds);
@@ -223,16 +247,30 @@ int unwind_is_internal(uintptr_t pc)
 /* glibc's: the main thread's stack pointer at start-up (argc's address); its frames lie below */
 extern void *__libc_stack_end;
 
-/* The top of this thread's stack (found once per thread), above which no walk reads; 0 when it
-   is not known: the CFI walk then leaves the capture to libunwind, the frame-pointer walk
-   allows 8 MiB. Not pthread_getattr_np: it allocates (and, for the
-   main thread, reads /proc/self/maps through stdio). glibc puts a thread's descriptor
-   (pthread_self) at the top of the stack it gives the thread, above the static TLS, the user's
-   stacks included; the main thread's descriptor is elsewhere and its stack ends at
-   __libc_stack_end. A thread made by other means (a raw clone) fails both tests, or gets a
-   bound that only limits how far a walk may read. */
+/* The top of this thread's stack (found once per thread), above which no walk reads. Not
+   pthread_getattr_np: it allocates (and, for the main thread, reads /proc/self/maps through
+   stdio). glibc puts a thread's descriptor (pthread_self) at the top of the stack it gives
+   the thread, above the static TLS, the user's stacks included; the main thread's descriptor
+   is elsewhere and its stack ends at __libc_stack_end. A thread made by other means (a raw
+   clone, a stack the program switched to) fails both tests: its bound is then the end of the
+   mapped pages above the current frame (mincore, at most 8 MiB), so a walk may read only
+   memory that is there. 0 when even that fails (then nothing is walked). */
 static __thread uintptr_t stack_hi __attribute__((tls_model("initial-exec")));
 static __thread int stack_known __attribute__((tls_model("initial-exec")));
+
+/* The end of the run of mapped pages from here's page up, at most limit bytes: mincore
+   fails with ENOMEM on a range with a hole. */
+static uintptr_t mapped_top(uintptr_t here, uintptr_t limit)
+{
+	enum { PAGE = 4096, CHUNK = 64 };
+	unsigned char vec[CHUNK];
+	uintptr_t base = here & ~(uintptr_t)(PAGE - 1), top = base;
+	while (top - base + CHUNK * PAGE <= limit && mincore((void *)top, CHUNK * PAGE, vec) == 0)
+		top += CHUNK * PAGE;
+	while (top - base < limit && mincore((void *)top, PAGE, vec) == 0)
+		top += PAGE;
+	return top > here + 16 ? top : 0;
+}
 
 static uintptr_t stack_top(void)
 {
@@ -247,7 +285,7 @@ static uintptr_t stack_top(void)
 	else if (end > here && end - here < limit)
 		stack_hi = end;
 	else
-		stack_hi = 0;
+		stack_hi = mapped_top(here, (uintptr_t)8 << 20);
 	stack_known = 1;
 	return stack_hi;
 }
@@ -256,8 +294,6 @@ HEAPTAP_TEXT uint32_t unwind_walk_fp(uintptr_t *pcs, uint32_t max)
 {
 	uintptr_t hi = stack_top();
 	uintptr_t fp = (uintptr_t)__builtin_frame_address(0);
-	if (!hi) /* top unknown: allow 8 MiB above this frame, as a main thread's stack may have */
-		hi = fp + (8u << 20);
 	uint32_t n = 0;
 	uintptr_t lo = fp;
 	while (n < max) {
@@ -282,8 +318,10 @@ HEAPTAP_TEXT uint32_t unwind_walk_cfi(uintptr_t *raw, uint32_t want, const void 
 	uintptr_t hi = stack_top();
 	if (!hi)
 		return 0;
-	/* cfi_backtrace checks that from lies between this frame and the top */
-	return cfi_backtrace(raw, want, from, (uintptr_t)__builtin_frame_address(0), hi);
+	/* cfi_backtrace checks that from lies between this frame and the top; it answers 0 only
+	   when it cannot start */
+	uint32_t n = cfi_backtrace(raw, want, from, (uintptr_t)__builtin_frame_address(0), hi);
+	return n ? n : unwind_walk_fp(raw, want);
 }
 
 uint32_t unwind_strip(const uintptr_t *pcs, uint32_t depth)

@@ -1,12 +1,13 @@
 /*
  * unwind.h - captures the calling thread's stack for a sample: DWARF CFI (cfi.c's cached
- * rules, or libunwind's local-only unw_backtrace for the stacks those cannot describe; both
- * correct without frame pointers) or a bounded frame-pointer walk, then strips the profiler's
- * own leading frames (section heaptap_text) and libstdc++'s operator new/new[] so pcs[0] is
- * the return address into the user's code.
+ * rules, correct without frame pointers, through signal frames, on by frame pointers where
+ * code has no unwind information) or a bounded frame-pointer walk, then strips the
+ * profiler's own leading frames (section heaptap_text) and libstdc++'s operator new/new[] so
+ * pcs[0] is the return address into the user's code. Both walks are heaptap's own: no
+ * libunwind, no allocation, no descriptors, no reads outside the thread's stack.
  *
- * Must be called with the thread's reentrancy depth raised (libunwind may allocate on its
- * first use) and without collector locks held. Not async-signal-safe.
+ * Call it with the thread's reentrancy depth raised and without collector locks held. Not
+ * async-signal-safe.
  */
 #ifndef HEAPTAP_LIB_UNWIND_H
 #define HEAPTAP_LIB_UNWIND_H
@@ -19,14 +20,11 @@
    table (read in memory: no dlsym, no allocation). Call once at init. */
 void unwind_init(void);
 
-/* libunwind's (libunwind.h, local-only): declared here so that callers need not include it */
-int unw_backtrace(void **buffer, int size);
-
 /* Room for the profiler's own frames on top of the max user frames. */
 enum { UNWIND_SLACK = 16, UNWIND_RAW_MAX = 256 + UNWIND_SLACK };
 
-/* unwind_capture's out-of-line halves: the frame-pointer walk and cfi.c's walk into
-   raw[0..want) (return the depth; the CFI walk 0 when it cannot unwind every frame), and the
+/* unwind_capture's out-of-line halves: the frame-pointer walk and cfi.c's walk (the
+   frame-pointer walk when that cannot start) into raw[0..want) (return the depth), and the
    stripping of raw[0..n) into pcs[0..max) (returns the depth kept). */
 uint32_t unwind_walk_fp(uintptr_t *raw, uint32_t want);
 uint32_t unwind_walk_cfi(uintptr_t *raw, uint32_t want, const void *from);
@@ -37,9 +35,8 @@ uint32_t unwind_finish(uintptr_t *pcs, uint32_t max, const uintptr_t *raw, uint3
    frame address (__builtin_frame_address(0)) of a profiler function still on the stack, built
    with frame pointers: the CFI walk starts at its caller and skips the frames in between.
    Inlined into its caller (which must itself be profiler code, section heaptap_text, so its
-   frame is stripped): a frame fewer for a libunwind fallback to step through costs ~100
-   instructions less (see docs/INTERNALS.md "Unwinding cost"). Uses ~2 KiB of the caller's
-   stack. */
+   frame is stripped): a frame fewer to step through (see docs/INTERNALS.md "Unwinding
+   cost"). Uses ~2 KiB of the caller's stack. */
 static inline __attribute__((always_inline)) uint32_t unwind_capture(uintptr_t *pcs, uint32_t max,
                                                                      int mode, const void *from)
 {
@@ -47,16 +44,7 @@ static inline __attribute__((always_inline)) uint32_t unwind_capture(uintptr_t *
 	uint32_t want = max + UNWIND_SLACK;
 	if (want > UNWIND_RAW_MAX)
 		want = UNWIND_RAW_MAX;
-	uint32_t n;
-	if (mode == UNWIND_FP) {
-		n = unwind_walk_fp(raw, want);
-	} else {
-		n = mode == UNWIND_DWARF ? unwind_walk_cfi(raw, want, from) : 0;
-		if (n == 0) {
-			int r = unw_backtrace((void **)raw, (int)want);
-			n = r > 0 ? (uint32_t)r : 0;
-		}
-	}
+	uint32_t n = mode == UNWIND_FP ? unwind_walk_fp(raw, want) : unwind_walk_cfi(raw, want, from);
 	return unwind_finish(pcs, max, raw, n);
 }
 

@@ -1,12 +1,12 @@
 /*
  * pprof_write.c - the in-process pprof writer of pprof_write.h: one walk over the sampled
- * stacks that streams Location and Sample messages through pbwrite into zlib's deflate and
- * out to a file descriptor. Locations are deduplicated by address in an open-addressing
+ * stacks that streams Location and Sample messages through pbwrite into base/deflate.c's gzip
+ * compressor and out to a file descriptor. Locations are deduplicated by address in an open-addressing
  * hash table that lives in its own mmap and doubles when half full.
  *
  * It is not a general profile.proto writer (the CLI's pprof_export.c writes symbolized
  * profiles from the analyzer's model) and it never symbolizes. No malloc, no stdio: scratch
- * memory is mmap'd, zlib allocates from a bump arena inside that mapping.
+ * memory is mmap'd, the compressor's state included.
  */
 #include "pprof_write.h"
 
@@ -14,8 +14,8 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <zlib.h>
 
+#include "../base/deflate.h"
 #include "../base/outbuf.h"
 #include "pbwrite.h"
 
@@ -46,8 +46,6 @@ static const char *const fixed_strings[] = {
 	"", "alloc_objects", "count", "alloc_space", "bytes", "inuse_objects", "inuse_space", "space",
 };
 
-#define ZARENA_SIZE (512u << 10)
-#define ZOUT_SIZE (64u << 10)
 #define PB_MIN_SIZE (256u << 10)
 #define MAX_BUILD_ID 64
 
@@ -71,87 +69,16 @@ static size_t page_round(size_t n)
 	return (n + 4095) & ~(size_t)4095;
 }
 
-/* ---- zlib on a bump arena ---- */
+/* ---- the gzip stream (base/deflate.c) into the file descriptor ---- */
 
-struct zarena {
-	uint8_t *base;
-	size_t cap, used;
-};
-
-static voidpf zarena_alloc(voidpf opaque, uInt items, uInt size)
+static int fd_sink(void *ctx, const uint8_t *p, size_t n)
 {
-	struct zarena *a = opaque;
-	size_t n = (size_t)items * size;
-	if (size != 0 && n / size != items)
-		return Z_NULL;
-	n = (n + 15) & ~(size_t)15;
-	if (a->cap - a->used < n)
-		return Z_NULL;
-	void *p = a->base + a->used;
-	a->used += n;
-	return p;
+	return write_all(*(const int *)ctx, p, n);
 }
 
-static void zarena_free(voidpf opaque, voidpf p)
+static int gz_write(void *ctx, const uint8_t *p, size_t n)
 {
-	(void)opaque;
-	(void)p; /* everything goes when the scratch mapping is unmapped */
-}
-
-struct gzsink {
-	z_stream zs;
-	uint8_t *out;
-	size_t outcap;
-	int fd;
-};
-
-static int gzsink_drain(struct gzsink *g)
-{
-	size_t n = g->outcap - g->zs.avail_out;
-	if (n > 0) {
-		int rc = write_all(g->fd, g->out, n);
-		if (rc < 0)
-			return rc;
-	}
-	g->zs.next_out = g->out;
-	g->zs.avail_out = (uInt)g->outcap;
-	return 0;
-}
-
-static int gzsink_write(void *ctx, const uint8_t *p, size_t n)
-{
-	struct gzsink *g = ctx;
-	while (n > 0) {
-		uInt chunk = n > (1u << 30) ? (1u << 30) : (uInt)n;
-		g->zs.next_in = (Bytef *)(uintptr_t)p;
-		g->zs.avail_in = chunk;
-		while (g->zs.avail_in > 0) {
-			if (deflate(&g->zs, Z_NO_FLUSH) == Z_STREAM_ERROR)
-				return -EIO;
-			if (g->zs.avail_out == 0) {
-				int rc = gzsink_drain(g);
-				if (rc < 0)
-					return rc;
-			}
-		}
-		p += chunk;
-		n -= chunk;
-	}
-	return 0;
-}
-
-static int gzsink_finish(struct gzsink *g)
-{
-	for (;;) {
-		int zr = deflate(&g->zs, Z_FINISH);
-		if (zr == Z_STREAM_ERROR)
-			return -EIO;
-		int rc = gzsink_drain(g);
-		if (rc < 0)
-			return rc;
-		if (zr == Z_STREAM_END)
-			return 0;
-	}
+	return deflate_write(ctx, p, n);
 }
 
 /* ---- location table: address -> location id ---- */
@@ -454,11 +381,12 @@ int pprof_write(const struct dump_source *src, int fd)
 		pbcap = PB_MIN_SIZE;
 	pbcap = page_round(pbcap);
 	size_t idsize = page_round(((size_t)w.max_depth + 1) * sizeof(uint64_t));
-	size_t total = pbcap + ZOUT_SIZE + ZARENA_SIZE + idsize;
+	size_t zsize = page_round(sizeof(struct deflate));
+	size_t total = pbcap + zsize + idsize;
 	uint8_t *scratch = scratch_map(total);
 	if (!scratch)
 		return -ENOMEM;
-	w.ids = (uint64_t *)(void *)(scratch + pbcap + ZOUT_SIZE + ZARENA_SIZE);
+	w.ids = (uint64_t *)(void *)(scratch + pbcap + zsize);
 
 	size_t want = 1024;
 	while (want < 2 * w.nframes && want < (1u << 16))
@@ -469,33 +397,18 @@ int pprof_write(const struct dump_source *src, int fd)
 		return rc;
 	}
 
-	struct zarena arena = { scratch + pbcap + ZOUT_SIZE, ZARENA_SIZE, 0 };
-	struct gzsink gz;
-	memset(&gz, 0, sizeof gz);
-	gz.zs.zalloc = zarena_alloc;
-	gz.zs.zfree = zarena_free;
-	gz.zs.opaque = &arena;
-	gz.out = scratch + pbcap;
-	gz.outcap = ZOUT_SIZE;
-	gz.fd = fd;
-	if (deflateInit2(&gz.zs, 1, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
-		loctab_release(&w.locs);
-		munmap(scratch, total);
-		return -ENOMEM;
-	}
-	gz.zs.next_out = gz.out;
-	gz.zs.avail_out = (uInt)gz.outcap;
+	struct deflate *gz = (struct deflate *)(void *)(scratch + pbcap);
+	deflate_init(gz, fd_sink, &fd);
 
 	struct pbwrite pb;
-	pbwrite_init(&pb, scratch, pbcap, gzsink_write, &gz);
+	pbwrite_init(&pb, scratch, pbcap, gz_write, gz);
 	w.pb = &pb;
 	write_header(&pb, src);
 	if (!pb.err)
 		src->for_each_stack(src, write_stack, &w);
 	rc = w.err ? w.err : pbwrite_finish(&pb);
 	if (rc == 0)
-		rc = gzsink_finish(&gz);
-	deflateEnd(&gz.zs);
+		rc = deflate_finish(gz);
 	loctab_release(&w.locs);
 	munmap(scratch, total);
 	return rc;

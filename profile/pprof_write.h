@@ -4,8 +4,8 @@
  * period_type space/bytes), which `go tool pprof` reads as is.
  *
  * Runs inside the host: no malloc, no stdio, no locale. Its scratch memory (encoder buffer,
- * location hash, zlib's state) comes from mmap and is unmapped before it returns; zlib is
- * given allocation hooks that carve from that mapping. Not async-signal-safe (it calls the
+ * location hash, the gzip compressor's state: base/deflate.h, not zlib) comes from mmap and is
+ * unmapped before it returns. Not async-signal-safe (it calls the
  * source's for_each_stack, which may lock); call it from the dump thread. The profile is
  * unsymbolized: locations carry mapping and address (return address - 1) only.
  */
@@ -16,8 +16,7 @@
 
 /*
  * Writes the gzipped profile of src to fd (from its current position). Returns 0, -ENOMEM
- * when scratch memory cannot be mapped, the negative errno of a failed write, or -EIO when
- * the compressor fails. On failure the bytes already written to fd are garbage.
+ * when scratch memory cannot be mapped, or the negative errno of a failed write. On failure the bytes already written to fd are garbage.
  */
 int pprof_write(const struct dump_source *src, int fd);
 

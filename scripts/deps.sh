@@ -4,7 +4,7 @@
 # Usage: scripts/deps.sh [build|check|bench]   (default: check)
 set -eu
 
-build_pkgs="build-essential pkg-config libunwind-dev libdw-dev libelf-dev libiberty-dev zlib1g-dev
+build_pkgs="build-essential pkg-config libdw-dev libelf-dev libiberty-dev zlib1g-dev
  elfutils binutils libdebuginfod-dev"
 # The peer tools the tests compare against, and the tools the tests drive.
 check_pkgs="$build_pkgs graphviz libjemalloc-dev libjemalloc2 golang-go google-perftools

@@ -3,7 +3,7 @@
 # report each site of the known-truth programs within 0.5% of the bytes they keep live, and
 # ~0 for the allocate-and-free sites. C sites use jeprof's flat column, C++ sites the cum
 # column. truth_sites (built with frame pointers) runs with the DWARF and frame-pointer unwinders,
-# truth_cxx with heaptap's CFI walk and with libunwind.
+# truth_cxx with heaptap's CFI walk (also under its old name prof_unwind:libunwind).
 # With prof_accum:true, jeprof --alloc_space must also give each site's cumulative
 # allocated bytes (freed ones, realloc steps and the churn site included) within 0.5%.
 set -u

@@ -1,7 +1,8 @@
 #!/bin/bash
 # accuracy_nofp.sh - a program built WITHOUT frame pointers (-O2 -fomit-frame-pointer, compiled
 # here) still has its memory attributed to the right functions with the default unwinder
-# (DWARF: heaptap's CFI walk, and libunwind): at lg_prof_sample:0 jeprof must give each leaf its bytes (flat) and each caller in
+# (DWARF: heaptap's CFI walk; prof_unwind:libunwind, its old alias, too): at lg_prof_sample:0
+# jeprof must give each leaf its bytes (flat) and each caller in
 # the chains outer_* -> middle_* -> leaf_* the same bytes (cum), within 0.5%.
 set -u
 . "$(dirname "$0")/lib/common.sh"
@@ -19,7 +20,8 @@ for fn in leaf_alpha leaf_beta middle_alpha middle_beta outer_alpha outer_beta m
 	grep -q 'mov *%rsp,%rbp' "$TMP/fn.s" && ht_fail "$fn in nofp_sites was built with a frame pointer"
 done
 rc=0
-# both DWARF unwinders: heaptap's own CFI walk (the default) and libunwind (its fallback)
+# heaptap's own CFI walk (the default), and under the name libunwind (an alias since libunwind
+# was dropped: a migrated configuration must keep its accuracy)
 for unw in dwarf libunwind; do
 	d=$TMP/run.$unw
 	ht_run "$d" lg_prof_sample:0,prof_unwind:$unw "$bin" "$d/truth.txt" || ht_fail "nofp_sites exited with $?"

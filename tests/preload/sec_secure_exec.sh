@@ -30,7 +30,7 @@ int main(void)
 	return 0;
 }
 C
-cc -O1 -g -I"$ROOT/include" -o "$d/plain" "$d/prog.c" "$a" -lunwind -lz -lm -ldl -pthread || exit 1
+cc -O1 -g -I"$ROOT/include" -o "$d/plain" "$d/prog.c" "$a" -lm -ldl -pthread || exit 1
 cp "$d/plain" "$d/capped"
 chmod 1777 "$d"
 # as an unprivileged user: for root a file capability elevates nothing, so no AT_SECURE

@@ -22,7 +22,7 @@ int main(void)
 	return 0;
 }
 C
-cc -O1 -g -fno-omit-frame-pointer -I"$ROOT/include" -o "$d/prog" "$d/prog.c" "$a" -lunwind -lz -lm -ldl -pthread || exit 1
+cc -O1 -g -fno-omit-frame-pointer -I"$ROOT/include" -o "$d/prog" "$d/prog.c" "$a" -lm -ldl -pthread || exit 1
 cd "$d"
 out=$(HEAPTAP_CONF=lg_prof_sample:0 ./prog) || { echo "prog failed"; exit 1; }
 echo "$out"

@@ -80,8 +80,8 @@ static void *worker(void *arg)
 int main(void)
 {
 #ifdef __SANITIZE_THREAD__
-	/* Under ThreadSanitizer (build/tests/tsan_core) walk frame pointers: libunwind's per-thread
-	   cache destructor locks a mutex after TSan has torn the exiting thread down, and crashes. */
+	/* Under ThreadSanitizer (build/tests/tsan_core) walk frame pointers (kept from when the
+	   DWARF path fell back to libunwind, whose per-thread cache destructor crashed under TSan). */
 	setenv("HEAPTAP_CONF", "prof_final:false,prof_prefix:,prof_accum:true,prof_max_live:5000,prof_unwind:fp", 1);
 #else
 	setenv("HEAPTAP_CONF", "prof_final:false,prof_prefix:,prof_accum:true,prof_max_live:5000", 1);

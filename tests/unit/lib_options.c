@@ -104,6 +104,9 @@ int main(void)
 	CHECK(parse(&o, "prof_max_live:12x", msgs, sizeof msgs) == 1 && o.prof_max_live == 0);
 	CHECK(parse(&o, "prof_format:json", msgs, sizeof msgs) == 1 && o.prof_format == DUMP_HEAPV2);
 	CHECK(parse(&o, "prof_unwind:magic", msgs, sizeof msgs) == 1 && o.prof_unwind == UNWIND_DWARF);
+	/* libunwind is no longer linked: the old name is an accepted alias of the DWARF walk */
+	CHECK(parse(&o, "prof_unwind:fp,prof_unwind:libunwind", msgs, sizeof msgs) == 0 &&
+	      o.prof_unwind == UNWIND_DWARF && strcmp(options_unwind_name(o.prof_unwind), "dwarf") == 0);
 	CHECK(parse(&o, "prof_signal:KILL", msgs, sizeof msgs) == 1 && o.prof_signal == 0);
 	CHECK(parse(&o, "prof_signal:9", msgs, sizeof msgs) == 1 && o.prof_signal == 0);
 	CHECK(parse(&o, "prof_time_interval:5x", msgs, sizeof msgs) == 1 && o.prof_time_interval_ms == 0);
