@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # heaptap - a heap profiler for Linux native programs. `make help` lists the targets.
 #
 # One Makefile, no configure step. Sources are found by directory, so adding a file needs no edit here:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * allocsym.c - the allocator recognition of allocsym.h. No heap, no global state.
  */

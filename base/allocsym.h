@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * allocsym.h - recognising allocators by the symbols of an ELF file: jemalloc's control API
  * under whatever prefix the build gave it (mallctl, je_mallctl, _rjem_mallctl, ...), the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * bisect.h - binary search over any sorted sequence the caller describes by a key function:
  * the count of entries whose key is <= x (so the last such entry is that count minus one) or

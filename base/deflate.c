@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * deflate.c - the gzip compressor of deflate.h: greedy LZ77 over a sliding 64 KiB buffer
  * (matches reach back 32 KiB, found through chains of 3-byte hashes), coded as fixed-Huffman

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * deflate.h - a small streaming gzip compressor (RFC 1951 deflate inside an RFC 1952 gzip
  * member) for the collector's pprof writer, so that libheaptap.so needs no zlib: LZ77 over a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * digits.h - the value of a digit character, for the hand-written number parsers inside the
  * collector (options, /proc/self/maps). Locale-free and table-free, unlike isxdigit/strtoull;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * elffile.c - the mapped ELF files and symbol-table walks of elffile.h. No heap, no stdio.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * elffile.h - an ELF file on disk mapped read-only, and its symbol tables (.symtab and
  * .dynsym) walked in place: what the collector needs to find functions that a program links

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * hash.h - the hash functions the CLI's and the profile model's tables share: a 64-bit
  * finalizer that spreads an integer key (an address, a combined stack hash) over all bits, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * jsonw.c - the JSON emitter of jsonw.h. No malloc.
  */

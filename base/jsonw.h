@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * jsonw.h - a tiny JSON emitter over an outbuf (outbuf.h): objects, arrays and scalar members,
  * with the commas and string escaping done for the caller, nested up to 32 levels. Compact

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * outbuf.c - the fixed-buffer text writer of outbuf.h: number formatting and flushing with
  * nothing but write(2). Used inside the host process, so it must never allocate, lock or

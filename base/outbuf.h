@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * outbuf.h - a fixed-buffer text writer that never allocates.
  *

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # bench/analyze.sh - dump-to-report time of heaptap against jeprof and go tool pprof, and
 # heaptap's symbolizer against llvm-symbolizer, on one big C++ program (bench/gen_bigprog.py:
 # thousands of generated functions over many translation units, tens of MB of DWARF) and a

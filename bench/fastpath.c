@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * fastpath.c - micro-benchmark of the collector's fast paths: the cost of one malloc and of
  * one free of an unsampled small block, measured separately (a batch of mallocs, then a

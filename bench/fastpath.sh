@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # bench/fastpath.sh - the collector's fast-path overhead: runs bench/fastpath with and without
 # LD_PRELOAD=build/libheaptap.so, interleaved (N pairs), and prints the median per-call costs
 # of malloc and free and their ratios (preloaded / plain). Prints numbers; checks nothing.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # bench/flame.sh - dump -> flame graph time on a large profile: heaptap flame (read, symbolize,
 # merge, lay out, write the SVG) against jeprof --collapsed (flamegraph.pl is not packaged for
 # Debian and may not be copied here, so the peer side stops at the folded stacks it would read),

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 """gen_bigprog.py - writes the C++ sources of the analyzer benchmark's big program.
 
 The program is a deterministic call graph of generated functions spread over many translation

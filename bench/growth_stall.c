@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * growth_stall.c - benchmark program: how long the slowest allocation waits. Allocates N blocks
  * of 16 bytes (kept live, so a collector's live table grows from empty to N entries), timing

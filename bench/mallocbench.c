@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * mallocbench.c - a malloc-heavy, multi-threaded workload for bench/overhead.sh: each thread
  * keeps a working set of slots and replaces random ones with objects of mixed sizes (mostly

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * null_interposer.c - the floor of any LD_PRELOAD heap profiler, for bench/perf_overhead.sh:
  * a preloadable library whose malloc, free, calloc and realloc do nothing but forward to the

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # bench/overhead.sh - collection overhead of heaptap against the peer tools, as ratios to the
 # unprofiled run: wall time and peak RSS (GNU time's %M) of a malloc-heavy multi-threaded
 # benchmark (bench/mallocbench.c) and of a real program (Debian's python3 with

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # bench/perf_fastpath.sh - bench/fastpath (malloc and free of unsampled SIZE-byte blocks,
 # best round) interleaved N times without and with LD_PRELOAD, for the current build and
 # optionally a second build (BASE=path.so) in the same runs; prints median ns per call and the

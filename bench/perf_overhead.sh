@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # bench/perf_overhead.sh - the collector's overhead on bench/mallocbench, measured two ways:
 # (1) callgrind instruction counts (deterministic: noise-free on a shared machine) of one
 # thread, plain and preloaded, per malloc-family call; (2) wall-time medians of N interleaved

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # bench/run.sh - runs every benchmark heaptap has, one after another (`make bench`). Each line
 # below is one benchmark script; add yours. Exit status: nonzero if any benchmark failed.
 set -u

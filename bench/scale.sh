@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # bench/scale.sh - the collector at scale (issue 13), against heaptrack in the same run:
 # (1) memory per live object with every allocation recorded: tests/progs/scale_sites keeps
 #     1 M and 5 M objects (two threads, 1/8/24-byte and 1 MiB objects); peak RSS of the

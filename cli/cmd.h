@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * cmd.h - the heaptap CLI's commands, one function each in cli/cmd_<name>.c, dispatched by
  * cli/main.c's command table. Each takes the arguments after the command name (argv[0] is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * cmd_callgraph.c - `heaptap callgraph`: the call graph of a profile as Graphviz dot, or as
  * SVG / PDF / PostScript / GIF / PNG by running Graphviz's `dot` on it (jeprof --dot --svg

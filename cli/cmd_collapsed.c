@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * cmd_collapsed.c - `heaptap collapsed`: folded stacks ("root;...;leaf N", FORMATS.md §9.1) for
  * flamegraph.pl, speedscope, inferno and heaptap's own flame graph. Unlike jeprof --collapsed,

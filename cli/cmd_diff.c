@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * cmd_diff.c - `heaptap diff --base OLD NEW`: what grew and what shrank between two profiles,
  * one row per function (or line, file) with old, new, delta and delta%, largest change

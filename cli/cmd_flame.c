@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * cmd_flame.c - `heaptap flame`: an interactive SVG flame graph of one or more profiles (summed),
  * or with --base A a differential one (widths from the profiles, colour by growth since A).

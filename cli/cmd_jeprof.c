@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * cmd_jeprof.c - `heaptap jeprof [jeprof options] [BINARY] PROFILE...`: jeprof's command line
  * on heaptap's analyzer, so scripts written for jeprof run with `heaptap jeprof` in its place.

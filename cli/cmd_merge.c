@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * cmd_merge.c - `heaptap merge PROFILE... -o OUT`: sums several profiles (any readable format)
  * into one heap_v2 file that jeprof and every heaptap command read. Values are written

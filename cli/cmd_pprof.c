@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * cmd_pprof.c - `heaptap pprof`: converts any profile heaptap reads (heap_v2, legacy text,
  * jeprof --raw, pprof) into a symbolized, gzipped pprof profile.proto that `go tool pprof`

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * cmd_report.c - `heaptap report DUMPS... -o report.html`: reads a series of dumps of one
  * program, orders them (profile/series.h: pid, sequence number, time), symbolizes every address once over the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * cmd_run.c - `heaptap run [--conf K:V,...] [--out DIR] -- PROG ARGS`: runs a program with
  * libheaptap.so preloaded, passes its exit status on, then reads the final dump it left and

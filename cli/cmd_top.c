@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * cmd_top.c - `heaptap top`: where the memory is, in jeprof's --text layout (so scripts that
  * parse jeprof output keep working). Loading and option parsing are common.c's, naming and

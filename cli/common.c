@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * common.c - the option parser and loading pipeline shared by heaptap's analysis commands
  * (see common.h for the contract). It reads and combines profiles and calls the symbolizer;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * common.h - what every analysis command of the heaptap CLI shares: the jeprof/pprof-style
  * option set (value selector, granularity, focus/ignore, graph thresholds, library search

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * foldedin.c - the folded-stacks reader of foldedin.h: splits lines into frames and counts the
  * way flamegraph.pl reads them (the count is the last whitespace-separated number, a second

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * foldedin.h - reads folded stacks, the text flamegraph.pl takes (FORMATS.md §9.1): one stack
  * per line, frames root first joined by ';', then a count, or two counts (before and after)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * httpget.c - the HTTP/1.0 GET client of httpget.h: parses the URL, connects (IPv4 or IPv6),
  * sends one request with Connection: close, reads the reply to its end and copies the body

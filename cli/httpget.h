@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * httpget.h - a small HTTP/1.0 GET client for fetching a profile from a running program
  * (`heaptap jeprof http://host:port/pprof/heap`): plain http only, no redirects, no proxies,

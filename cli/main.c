@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * main.c - the heaptap command-line tool's entry point: the command table, top-level
  * --help / --version, and `heaptap help CMD`. Each command lives in cli/cmd_<name>.c (see

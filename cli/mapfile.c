@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * mapfile.c - the read-only whole-file mappings of mapfile.h.
  */

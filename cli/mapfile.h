@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * mapfile.h - a whole regular file mapped read-only, for the CLI's quick looks into files (is it
  * a profile with a map section, folded stacks, a stripped binary). Refuses what is not a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * memlimit.c - the CLI's memory cap (see memlimit.h): size parsing, the default from the
  * physical memory, RLIMIT_DATA, and the hint arena_oom prints. It allocates nothing and

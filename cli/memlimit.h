@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * memlimit.h - the heaptap CLI's memory cap: how much data memory (heap and anonymous
  * mappings, RLIMIT_DATA) one run may use, from --max-memory, HEAPTAP_MAX_MEMORY or the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * memline.c - the memory line of memline.h, with snprintf into the caller's buffer.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * memline.h - the one explained line about a process's memory that `run`, `top` and `report`
  * print from a dump's memory figures (profile/memfacts.h): the sampled heap, what the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * progress.h - progress lines for the CLI's slow steps (reading, symbolizing, summing stacks):
  * shown only on a terminal and only for a step that takes longer than a second. Not a logger.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * stacks.c - from a symbolized profile to display stacks: inline expansion, naming by
  * granularity, jeprof's allocator-frame trimming, focus/ignore, flat and cumulative values

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * stacks.h - turns a (symbolized) profile into display stacks: every sample's addresses
  * expanded into their inline chains, named at the chosen granularity, allocator frames

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * symhint.c - the missing-symbols hint of symhint.h: counts the unnamed frames per mapped file,
  * asks dpkg which package owns each file (trying the /lib twin of a /usr/lib path, as merged-/usr

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * symhint.h - after symbolizing, one stderr line per run on how to get the names that are
  * missing: which libraries' frames are shown as "<library>+0x<offset>", the distribution's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * views.c - one loaded profile drawn as a report (see views.h): names and sums the stacks the
  * way each view wants (stacks.c), then hands them to the renderer under render/. It holds no

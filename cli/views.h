@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * views.h - the reports heaptap draws from one loaded, symbolized profile: the jeprof --text
  * table, folded stacks, the call graph (dot and Graphviz's pictures), the flame graph SVG and

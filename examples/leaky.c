@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * leaky.c - heaptap's demo program: a small "server" with one real leak (a request handler
  * that loses a small object every time it runs), one memory hog (a cache that keeps a few

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * fuzz_common.h - checks shared by the profile readers' fuzz targets: after a successful read
  * the model must be consistent and survive every operation the commands perform; after a

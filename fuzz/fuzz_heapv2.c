@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * fuzz_heapv2.c - fuzz target for the heap_v2 reader (profile/heapv2_read.c): any bytes must
  * either read into a consistent model or fail with a message, never crash or leak. The model

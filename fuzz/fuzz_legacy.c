@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * fuzz_legacy.c - fuzz target for the `heap profile:` reader (profile/legacy_read.c): any bytes
  * must read into a consistent model or fail with a message naming the input; the model

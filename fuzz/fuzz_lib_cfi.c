@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * fuzz_lib_cfi.c - fuzz target for the collector's DWARF call-frame reader (lib/cfi.c): the
  * .eh_frame_hdr binary search, CIE and FDE parsing and the call-frame instruction

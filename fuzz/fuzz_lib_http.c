@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * fuzz_lib_http.c - libFuzzer target for the collector's HTTP request parsing (lib/http_parse.c):
  * the request head, then, as the server does, the path check, the query checks and look-ups,

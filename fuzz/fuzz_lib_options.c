@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * fuzz_lib_options.c - fuzz target for the collector's HEAPTAP_CONF parser (lib/options.c).
  * The input, NUL-terminated, is parsed on top of the defaults; then every field must still be

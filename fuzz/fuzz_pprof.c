@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * fuzz_pprof.c - libFuzzer target for the pprof profile.proto reader (profile/pprof_read.c):
  * every input is sniffed, then decoded into a fresh profile, which must either succeed with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * fuzz_raw.c - fuzz target for the jeprof --raw (symbolized profile) reader
  * (profile/raw_read.c): symbol section, inline chains and the embedded profile. Any bytes must

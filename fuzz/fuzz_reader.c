@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * fuzz_reader.c - fuzz target for the format dispatcher (profile/reader.c): detection plus
  * whichever reader it picks (pprof included). Any bytes must read consistently or fail with a

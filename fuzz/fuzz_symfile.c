@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * fuzz_symfile.c - fuzz target for the symbolizer's ELF and DWARF path (cli/sym/symfile.c,
  * dwarfidx.c, elfsyms.c, demangle.c): the input is an ELF file, opened as the user's binary

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * replay_main.c - runs a fuzz target over every file of a corpus directory (or over files
  * named on the command line), so `make check` replays each corpus, every crash ever found

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 """seed_cfi.py - makes seed inputs for fuzz/fuzz_lib_cfi.c from real ELF files: the file bytes
 up to the end of .eh_frame as the object's image (for the small PIE programs gcc makes, file
 offsets equal addresses in the read-only and code segments), the offset of .eh_frame_hdr, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * heaptap.h - the public C API of libheaptap, the heap profiler's collector.
  *

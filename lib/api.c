@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * api.c - the public C API of include/heaptap.h: thin wrappers that start the collector if
  * its constructor has not run yet (lifecycle_init) and map the results of the profiler in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * attrs.h - the compiler attributes the collector's code is marked with: the section that
  * holds the profiler's own frames (stripped from every captured stack), branch hints, and

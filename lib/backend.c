@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * backend.c - the choice of backend.h between heaptap's collector and the program's jemalloc
  * profiler, and the jemalloc backend's operations: dumps in every format through dump.c

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * backend.h - the profiler the control plane drives, as one struct of operations chosen once:
  * heaptap's own collector (collector.h) or, when the program runs on a jemalloc whose

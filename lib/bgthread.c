@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * bgthread.c - the background thread of bgthread.h: waits on the doorbell with a deadline for
  * the next time dump, rate-limited gdump or memory-pressure check (memwatch.h), and calls

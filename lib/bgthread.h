@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * bgthread.h - the collector's background thread: it waits on the doorbell (doorbell.h) and
  * on its own clocks (prof_time_interval, the gdump rate limit) and writes the dumps asked for,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * cfi.c - the DWARF call-frame unwinder of cfi.h: finding a return address's FDE
  * (_dl_find_object where glibc has it, else dl_iterate_phdr; then a binary search of

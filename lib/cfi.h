@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * cfi.h - the collector's own DWARF call-frame unwinder for x86-64 samples: each return
  * address's frame rule (CFA = rsp or rbp + offset, return address at CFA - 8, the caller's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * cgroup.c - the memory cgroup of cgroup.h: located from /proc/self/cgroup (the v1 memory
  * controller's line, else the v2 "0::" line) and the mount of that hierarchy in

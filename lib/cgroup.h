@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * cgroup.h - the memory cgroup the process runs in: where it is (found once from
  * /proc/self/cgroup and /proc/self/mountinfo, or named by the mem_cgroup option), its usage,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * collector.c - heaptap's own profiler as one set of operations (collector.h): thin calls
  * down into the sampling core (core.c), the dump writer (dump.c) and the statistics

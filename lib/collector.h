@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * collector.h - heaptap's own profiler as a whole, as the C API and the control plane see it:
  * dump now (to a descriptor, a path, or under the prefix), the sampling switch and rate, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * core.c - the sampling core of core.h: sampler initialisation, thread start and exit, the
  * per-thread byte countdown, the sampled-allocation and sampled-free slow paths that update

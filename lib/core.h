@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * core.h - the collector's sampling core: process and thread initialisation of the sampler,
  * the per-thread byte countdown and its one fast-path helper, the slow paths the interposers

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * cxxops.h - the one list of the C++ operator new/delete variants heaptap interposes (every
  * variant of the Itanium C++ ABI on LP64: new, new[], nothrow, align_val_t; delete/delete[]

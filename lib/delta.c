@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * delta.c - the readings and delta profiles of delta.h: a reading copies each stack's hash
  * and cumulative counts under the table lock; a delta profile is a dump (dump_fd_view) whose

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * delta.h - delta profiles: what was allocated between two readings of the stack table's
  * cumulative counts, with what is live at the end. A reading (struct delta_base) keeps, per

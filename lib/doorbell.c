@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * doorbell.c - the dump request flags and the wake-up counter of doorbell.h, a futex word
  * (not a sem_t: sem_clockwait would tie the library to GLIBC_2.30, sem_timedwait follows the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * doorbell.h - how anyone asks for a dump without writing it: signal handlers, the sampling
  * slow path (interval and high-water crossings), HTTP handlers and the C API ring the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * dump.c - the dumps of dump.h: a snapshot of the stack table taken under the table lock,
  * handed to the in-process writers as a struct dump_source outside the lock; file names like

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * dump.h - turning the collector's tables into profile files: a snapshot of the stack table,
  * handed to the in-process writers (heap_v2, pprof, legacy), to a descriptor, to an exact

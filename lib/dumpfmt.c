@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * dumpfmt.c - the table of dump formats (dumpfmt.h). Data only.
  */

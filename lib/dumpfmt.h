@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * dumpfmt.h - the formats a dump can be written in: one table with each format's option bit
  * (HEAPTAP_CONF prof_format), its file extension and its name. Data only; the writers are in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * glibc_compat.h - makes the collector's objects load on glibc 2.17 and later when they are
  * built on a newer one: force-included (the Makefile's -include) into every object of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * http_delta.c - the pulled delta profiles of http_delta.h. A ?seconds=N request takes a
  * reading (delta.h) into one of HTTP_DELTA_WINDOWS windows and is parked; the server routes

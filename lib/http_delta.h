@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * http_delta.h - the pulled delta heap profiles: Go's /debug/pprof/heap?seconds=N and
  * /debug/pprof/allocs?seconds=N (alloc_* allocated during the N seconds, inuse_* absolute at

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * http_limit.c - the dump gate of http_limit.h: the monotonic time before which the next dump
  * asked for over HTTP is refused.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * http_limit.h - the control plane's rate limit on dumps asked for over HTTP (/heaptap/dump
  * and /memory-profiler/stop): at most one per http_dump_rate_ms (docs/OPTIONS.md; 0 = no

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * http_mesos.c - Mesos' memory-profiler endpoints (/memory-profiler/start, stop, state,
  * statistics, download/raw|text|graph) with the JSON fields, odd types and messages of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * http_mesos.h - Mesos' memory-profiler endpoints (/memory-profiler/start, stop, state,
  * statistics, download/raw|text|graph), handlers of the HTTP application (http_routes.c),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * http_parse.c - HTTP/1.x request heads, percent-decoding, query strings, listen
  * addresses, stout durations and symbol address lists, as declared in http_parse.h.

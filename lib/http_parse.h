@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * http_parse.h - the pure parsing half of the collector's HTTP control plane: the request
  * head, percent-decoding, query parameters, listen addresses, stout durations and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * http_pprof.c - the jeprof and Go pprof endpoints of http_pprof.h.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * http_pprof.h - the jeprof remote endpoints (/pprof/heap, /pprof/symbol, /pprof/cmdline) and
  * Go's net/http/pprof layout (/debug/pprof/heap, allocs, symbol, cmdline, the index), as

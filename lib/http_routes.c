@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * http_routes.c - the HTTP application of http_routes.h: the route table and heaptap's own
  * endpoints (/, /heaptap/stats, /heaptap/dump, /heaptap/active, /heaptap/sample).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * http_routes.h - the collector's HTTP application: the route table of the control plane
  * (jeprof, Go pprof, Mesos and heaptap's own endpoints; docs/HTTP.md) as a struct http_app

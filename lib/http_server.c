@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * http_server.c - the embedded HTTP/1.x server of http_server.h: one poll()-driven thread, a
  * fixed number of connection slots with fixed head buffers, bodies in mmap'd buffers, replies

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * http_server.h - the collector's embedded HTTP/1.x server, generic: it binds, accepts, reads
  * requests, decides whom it serves (the connecting user, the Host, cross-site requests, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * interpose.c - the exported malloc family (and dlclose) of libheaptap.so: the fast paths.
  * Each allocation decrements the thread's byte countdown and forwards to the real allocator;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * interpose_cxx.c - the exported C++ operator new/delete family of libheaptap.so (every
  * variant of the Itanium C++ ABI: new, new[], nothrow, align_val_t; delete/delete[] plain,

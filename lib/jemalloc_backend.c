@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * jemalloc_backend.c - the mallctl calls of jemalloc_backend.h: prof.active, prof.dump,
  * prof.reset, prof.lg_sample, opt.prof and malloc_stats_print("J") written into an outbuf.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * jemalloc_backend.h - drives jemalloc's own profiler through mallctl when the host runs on
  * a jemalloc built with profiling and started with opt.prof (MALLOC_CONF=prof:true), so the

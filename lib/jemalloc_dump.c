@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * jemalloc_dump.c - jemalloc's heap_v2 dumps read back in-process (jemalloc_dump.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * jemalloc_dump.h - a snapshot of the program's own jemalloc profiler as the stacks of a
  * dump_source (profile/dumpsrc.h), so every dump heaptap writes (heap_v2, pprof, legacy; to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * lifecycle.c - the process life cycle of lifecycle.h: the library constructor, the
  * process-level start-up on top of core_init, the pthread_atfork handlers (every lock taken

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * lifecycle.h - the collector's process life cycle, the top of lib/: start-up (the library
  * constructor, or the first call of the C API), the fork handlers, the exit sequence (pending

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * linhash.c - the linear-hashing bucket directory of linhash.h: segments of chain heads
  * mapped when the split pointer first reaches them. No host malloc; not thread-safe.
@@ -21,7 +22,7 @@ int linhash_init(struct linhash *h, unsigned initial_lg, uint64_t max_buckets)
 		segs = 1;
 	if (segs > UINT32_MAX)
 		segs = UINT32_MAX;
-	h->dir_bytes = (size_t)segs * sizeof *h->segs;
+	h->dir_bytes = 4096; /* one page of segment pointers; doubles as segments come */
 	h->segs = sys_map(h->dir_bytes);
 	if (!h->segs)
 		return -ENOMEM;
@@ -68,6 +69,17 @@ int linhash_split(struct linhash *h, uint32_t **from, uint32_t **to, uint64_t *b
 	if (seg >= h->nsegs) {
 		if (seg >= h->max_segs)
 			return 0;
+		if ((seg + 1) * sizeof *h->segs > h->dir_bytes) {
+			uint32_t **dir = sys_map(h->dir_bytes * 2);
+			if (!dir) {
+				h->seg_failures++;
+				return 0;
+			}
+			memcpy(dir, h->segs, (size_t)h->nsegs * sizeof *h->segs);
+			sys_unmap(h->segs, h->dir_bytes);
+			h->segs = dir;
+			h->dir_bytes *= 2;
+		}
 		uint32_t *s = sys_map(SEG_BYTES);
 		if (!s) {
 			h->seg_failures++;
@@ -91,6 +103,5 @@ int linhash_split(struct linhash *h, uint32_t **from, uint32_t **to, uint64_t *b
 
 size_t linhash_bytes(const struct linhash *h)
 {
-	size_t dir = ((size_t)h->nsegs * sizeof *h->segs + 4095) & ~(size_t)4095;
-	return dir + (size_t)h->nsegs * SEG_BYTES;
+	return h->dir_bytes + (size_t)h->nsegs * SEG_BYTES;
 }

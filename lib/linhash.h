@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * linhash.h - the bucket directory of a linear-hashing table (Litwin): an array of 32-bit
  * chain heads that grows one bucket at a time, so a table never stops to rehash everything
@@ -18,7 +19,8 @@
 #define LINHASH_SEG_LG 14 /* 2^14 heads (64 KiB) per segment */
 
 struct linhash {
-	uint32_t **segs;      /* segment s holds buckets s << LINHASH_SEG_LG ... */
+	uint32_t **segs;      /* the directory (grows by doubling): segment s holds buckets
+	                         s << LINHASH_SEG_LG ... */
 	uint32_t nsegs, max_segs;
 	uint64_t low_mask;    /* 2^level * initial - 1: buckets addressed before this round */
 	uint64_t split;       /* next bucket to split in this round */
@@ -52,7 +54,7 @@ static inline uint32_t *linhash_head(const struct linhash *h, uint64_t hash)
  */
 int linhash_split(struct linhash *h, uint32_t **from, uint32_t **to, uint64_t *bit);
 
-/* Bytes mapped for the segments, and the directory's pages in use. */
+/* Bytes mapped for the directory and the segments. */
 size_t linhash_bytes(const struct linhash *h);
 
 #endif

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * livetab.c - the live table and sampled-pointer filter of livetab.h: chains of packed
  * records in a linear-hashing table, one bucket split per insert while the table holds more

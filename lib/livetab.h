@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * livetab.h - the live table: every sampled pointer still alive, with its stack id, size and
  * the fixed-point counts it added to its stack; plus the sampled-pointer filter that lets

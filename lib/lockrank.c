@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * lockrank.c - the ranked mutexes of lockrank.h. With HEAPTAP_LOCKRANK defined (the unit and
  * sanitizer builds) each thread keeps the ranks it holds in its tstate and a lock taken out of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * lockrank.h - the collector's mutexes, ranked, with the order checked in debug builds
  * (jemalloc's witness idea): a thread may take a lock only while it holds none of the same

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * maps.c - memory-map snapshots and dlclose records for dumps (maps.h): reads
  * /proc/self/maps into an mmap'd buffer, parses executable file mappings, attaches build IDs

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * maps.h - the process's memory map for dumps: /proc/self/maps verbatim plus the executable
  * file mappings parsed out of it with their GNU build IDs (from the loaded objects' PT_NOTE

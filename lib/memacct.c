@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * memacct.c - the memory accounting of memacct.h: the core's heap sums, the allocator's own
  * statistics (resolved once with dlsym and used only when they come from the object that

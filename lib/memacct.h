@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * memacct.h - memory accounting: fills a struct memfacts (profile/memfacts.h) with the
  * sampled heap (the core's sums), what the allocator below holds (glibc mallinfo2, else

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * memwatch.c - the memory-pressure watch of memwatch.h: thresholds armed and disarmed with
  * hysteresis, the cooldown, cgroup v2 memory.events, and the reason line of each dump. No

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * memwatch.h - the memory-pressure watch of option prof_oom: every MEMWATCH_POLL_MS the
  * background thread compares the process's memory use with its limit and asks for a dump

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * metrics.c - the Prometheus exposition of metrics.h, written straight into an outbuf: one
  * HELP and one TYPE line per family, then its samples. Counters end in _total, sizes are in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * metrics.h - /metrics: the collector's figures in the Prometheus text exposition format
  * (version 0.0.4): the live and peak estimates, bytes allocated, samples and drops, dumps

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * options.c - parses HEAPTAP_CONF into struct options (options.h) with a hand-written,
  * locale-free scanner, and holds the process's parsed options. Never allocates; messages go

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * options.h - HEAPTAP_CONF, the collector's options: the parsed struct every part of the
  * collector reads, and the parser.

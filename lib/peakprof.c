@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * peakprof.c - the peak profile of peakprof.h: two buffers of (PC vector, live objects,
  * live bytes), the copy (written under the table lock by the slow path) and the dump's view

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * peakprof.h - the peak profile (option prof_peak): a copy of the live per-stack sums taken
  * whenever the live estimate exceeds the last copied peak by more than 10 % (tcmalloc's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * peercred.c - the owner of a local TCP socket from /proc/net/tcp{,6}, and SO_PEERCRED, as
  * peercred.h declares them.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * peercred.h - who is at the other end of a local connection: the user id owning a TCP
  * socket of this machine (from /proc/net/tcp and /proc/net/tcp6, the socket's owner as the

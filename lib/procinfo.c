@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * procinfo.c - the process facts of procinfo.h, read from /proc/self (exe, cgroup), uname
  * and the main program's program headers (dl_iterate_phdr). No host malloc.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * procinfo.h - who this process is, for the labels of pushed profiles and for /metrics: the
  * program's name, the host name, the pid, the main executable's GNU build ID, the cgroup

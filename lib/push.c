@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * push.c - the push client of push.h. It runs on the background thread (bgthread.c asks
  * push_due_ns when to wake and calls push_run then): each interval one delta profile

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * push.h - the push client (HEAPTAP_CONF push_url): every push_interval it takes a delta
  * profile (delta.h: inuse_* absolute, alloc_* since the previous push), encodes it for the

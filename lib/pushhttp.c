@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * pushhttp.c - the plain HTTP/1.1 POST of pushhttp.h: non-blocking socket, poll() against one
  * deadline, "Connection: close", the reply read until the peer closes or the buffer is full.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * pushhttp.h - the push client's plain HTTP/1.1 client: parses an http:// URL, finds the
  * host's address without DNS (an IP literal, localhost, or a name in /etc/hosts: the usual

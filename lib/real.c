@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * real.c - finds the allocator below heaptap with dlsym(RTLD_NEXT) and serves the
  * allocations made while it does from a static pool (dlsym may call calloc for its error

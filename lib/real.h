@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * real.h - the allocator below heaptap: the next definitions of the malloc family found with
  * dlsym(RTLD_NEXT, ...) (glibc's, or a preloaded jemalloc/tcmalloc), plus the small static

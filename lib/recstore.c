@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * recstore.c - the chunked record store of recstore.h: a directory of chunk pointers, chunks
  * mapped on demand, a free list threaded through freed records. No host malloc; not
@@ -21,8 +22,9 @@ int recstore_init(struct recstore *s, uint32_t rec_size, uint32_t chunk_lg, uint
 	uint64_t chunks = (max_records + per - 1) / per;
 	if (chunks == 0)
 		chunks = 1;
-	s->dir_bytes = (size_t)chunks * sizeof *s->chunks;
-	s->chunks = sys_map(s->dir_bytes); /* zero pages until a chunk is added */
+	/* the directory starts at one page and doubles as chunks come: address space to need */
+	s->dir_bytes = 4096;
+	s->chunks = sys_map(s->dir_bytes);
 	if (!s->chunks)
 		return -ENOMEM;
 	s->max_chunks = (uint32_t)chunks;
@@ -68,6 +70,16 @@ uint32_t recstore_alloc(struct recstore *s)
 	if ((s->used >> s->chunk_lg) >= s->nchunks) { /* every mapped chunk is handed out */
 		if (s->nchunks >= s->max_chunks)
 			return 0;
+		if ((size_t)(s->nchunks + 1) * sizeof *s->chunks > s->dir_bytes) {
+			/* a directory twice the size: the pointers are copied, no record moves */
+			char **dir = sys_map(s->dir_bytes * 2);
+			if (!dir)
+				return 0;
+			memcpy(dir, s->chunks, (size_t)s->nchunks * sizeof *s->chunks);
+			sys_unmap(s->chunks, s->dir_bytes);
+			s->chunks = dir;
+			s->dir_bytes *= 2;
+		}
 		char *c = sys_map(chunk_bytes(s));
 		if (!c)
 			return 0;
@@ -86,7 +98,5 @@ void recstore_free(struct recstore *s, uint32_t i)
 
 size_t recstore_bytes(const struct recstore *s)
 {
-	/* the directory's untouched pages cost nothing: count the ones in use */
-	size_t dir = ((size_t)s->nchunks * sizeof *s->chunks + 4095) & ~(size_t)4095;
-	return dir + (size_t)s->nchunks * chunk_bytes(s);
+	return s->dir_bytes + (size_t)s->nchunks * chunk_bytes(s);
 }

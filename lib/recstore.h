@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * recstore.h - a store of fixed-size records with stable 32-bit numbers: records live in
  * chunks the store maps itself (never the host's malloc), found through a directory, so the
@@ -14,7 +15,7 @@
 #include <stdint.h>
 
 struct recstore {
-	char **chunks;        /* the directory: chunk c holds records c << chunk_lg ... */
+	char **chunks;        /* the directory (grows by doubling): chunk c holds records c << chunk_lg ... */
 	uint32_t nchunks;     /* chunks mapped */
 	uint32_t max_chunks;  /* the directory's size */
 	uint32_t chunk_lg;    /* log2 of records per chunk */
@@ -26,7 +27,8 @@ struct recstore {
 };
 
 /* Prepares a store of rec_size-byte records, 2^chunk_lg per chunk, up to max_records in all
-   (rounded up to whole chunks; < 2^32). Maps only the directory. 0 or -ENOMEM. */
+   (rounded up to whole chunks; < 2^32). Maps only a one-page directory, which doubles as
+   chunks are added. 0 or -ENOMEM. */
 int recstore_init(struct recstore *s, uint32_t rec_size, uint32_t chunk_lg, uint64_t max_records);
 /* Unmaps everything. */
 void recstore_release(struct recstore *s);
@@ -46,7 +48,7 @@ static inline void *recstore_get(const struct recstore *s, uint32_t i)
 	return s->chunks[k >> s->chunk_lg] + (size_t)(k & ((1u << s->chunk_lg) - 1)) * s->rec_size;
 }
 
-/* Bytes mapped for the chunks, and the directory's pages in use. */
+/* Bytes mapped for the chunks and the directory. */
 size_t recstore_bytes(const struct recstore *s);
 
 #endif

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * rundir.c - the run directory of rundir.h. No malloc.
  */

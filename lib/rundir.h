@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * rundir.h - the process's private run directory, "$TMPDIR/heaptap.<pid>.XXXXXX" (mkdtemp:
  * mode 0700, an unpredictable name), created on first use: where the control plane keeps the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * sampler.c - PRNG and exponential intervals of sampler.h. No allocation, no shared state,
  * no libm: the logarithm is computed here from the double's bits and a short series, so a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * sampler.h - the sampling decision's random part: a per-thread PRNG and the exponential
  * byte intervals between samples (FORMATS.md §8.5, continuous variant).

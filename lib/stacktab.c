@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * stacktab.c - the interning stack table of stacktab.h: entries in a chunked record store,
  * chains of ids in a linear-hashing index (one bucket split per new stack while there are

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * stacktab.h - the stack table: interns each distinct vector of program counters once and
  * keeps, per stack, the unbiased live objects/bytes and cumulative

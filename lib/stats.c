@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * stats.c - the statistics JSON of stats.h, written with the jsonw emitter. No host malloc.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * stats.h - the statistics of heaptap's own profiler as one JSON object (fields documented in
  * docs/OPTIONS.md and docs/HTTP.md): call counts and size histogram summed over threads,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * symbolz.c - the in-process symbol look-up of symbolz.h: each loaded ELF file is mapped
  * read-only, its function symbols are copied into an mmap'd array sorted by address (our

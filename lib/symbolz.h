@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * symbolz.h - in-process address -> function name look-up for /pprof/symbol: for each
  * object the dynamic loader has mapped, the ELF symbol table (.symtab, else .dynsym) of its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * sys.c - clocks, mappings, file reads and once-only stderr messages for the collector
  * (sys.h). Uses only system calls and string functions; never the host's malloc or stdio.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * sys.h - small operating-system helpers for the collector: clocks, anonymous mappings,
  * whole-file reads into caller buffers, "log once" diagnostics to stderr, and starting the

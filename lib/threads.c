@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * threads.c - the thread registry of threads.h: a fixed array of pointers to the registered
  * threads' TLS blocks under the registry lock, and the folded counters of exited threads.

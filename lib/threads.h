@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * threads.h - the registry of the threads the collector has seen: their TLS state blocks
  * (tstate.h), so that readers can sum the live threads' counters and a rate change can make

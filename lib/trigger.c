@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * trigger.c - the table of dump triggers (trigger.h). Data only.
  */

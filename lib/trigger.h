@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * trigger.h - why a dump is taken: one table of the dump triggers with the letter each puts in
  * jemalloc-style file names (<prefix>.<pid>.<seq>.<letter><iseq>.heap), the name statistics and

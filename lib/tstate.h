@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * tstate.h - one thread's state inside the collector: the byte countdown the fast paths
  * decrement, the per-thread call counters and size histogram, the sampler's per-thread part,

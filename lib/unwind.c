@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * unwind.c - stack capture for samples (unwind.h): cfi.c's DWARF walk or a checked
  * frame-pointer walk, the bounds of the thread's stack they read, and the stripping of

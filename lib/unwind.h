@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * unwind.h - captures the calling thread's stack for a sample: DWARF CFI (cfi.c's cached
  * rules, correct without frame pointers, through signal frames, on by frame pointers where

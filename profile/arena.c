@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * arena.c - the bump allocator behind the profile model and the symbol table (see arena.h).
  * Chunks grow geometrically up to 1 MiB; a request bigger than a chunk gets a chunk of its own.

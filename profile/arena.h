@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * arena.h - a bump allocator for the analyzer's profile model and symbol table: many small
  * strings and address arrays that live exactly as long as their owner and are freed at once.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * dumpsrc.h - what the collector hands to the in-process profile writers at dump time.
  *

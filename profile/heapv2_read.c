@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * heapv2_read.c - the reader of jemalloc/heaptap `heap_v2/<R>` text profiles (see
  * heapv2_read.h). It follows jeprof's ReadThreadedHeapProfile line for line; where jeprof

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * heapv2_read.h - reads jemalloc's threaded heap profile text (`heap_v2/<R>`, also written by
  * heaptap's collector) into the profile model, with jeprof's semantics: per-line Poisson

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * heapv2_write.c - the jemalloc heap_v2 text writer of heapv2_write.h: header, records,
  * memory map and heaptap's metadata. Runs inside the host, so it formats with outbuf only

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * heapv2_write.h - writes one collector snapshot (struct dump_source) as a jemalloc heap_v2
  * text profile that stock jeprof reads (FORMATS.md §1.1), followed by heaptap's metadata

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * legacy_read.c - the reader of `heap profile: n: s [an: as] @ <type>/<period>` text profiles
  * (see legacy_read.h), following jeprof's ReadHeapProfile: the header picks no scaling, v1

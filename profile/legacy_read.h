@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * legacy_read.h - reads the gperftools / tcmalloc / Go `heap profile:` text format (HEAPPROFILE
  * dumps, tcmalloc heap samples, Go's debug=1 heap output, growth profiles) into the profile

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * legacy_write.c - the gperftools legacy heap text writer of legacy_write.h. Two walks over
  * the stacks: one to sum the header, one to print the records; then the maps text. Only

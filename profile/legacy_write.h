@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * legacy_write.h - writes a dump_source as gperftools' legacy heap profile text,
  * `heap profile: N: B [AN: AB] @ heap_v2/R`, one `n: b [an: ab] @ 0x.. 0x..` line per stack

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * memfacts.h - the process's memory figures a dump and the statistics carry beside the heap
  * profile: the sampled heap, what the allocator holds, the resident set, and the cgroup's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * model.c - the analyzer's in-memory heap profile (see model.h): samples, mappings, the arena
  * that owns their strings and address arrays, and the hash-based merging of identical stacks.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * model.h - the analyzer's in-memory heap profile: weighted stacks of addresses, the memory
  * map they came from, and (when the input carried them) symbols.

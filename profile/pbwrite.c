@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * pbwrite.c - the protobuf wire encoder of pbwrite.h: varints, length-delimited fields and
  * submessages whose length byte is reserved and fixed up (moving the body when the length

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * pbwrite.h - a protocol-buffers wire encoder that writes into a caller-provided buffer and
  * never allocates: varints, length-delimited strings and bytes, packed repeated scalars and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * pprof_read.c - the profile.proto reader of pprof_read.h: gunzip through zlib's inflate,
  * one pass over the top-level fields that records where each submessage lies, then the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * pprof_read.h - reads a pprof profile.proto heap profile (gzipped or not) into the
  * analyzer's model: samples with their location addresses, mappings with build IDs, period,

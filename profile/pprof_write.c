@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * pprof_write.c - the in-process pprof writer of pprof_write.h: one walk over the sampled
  * stacks that streams Location and Sample messages through pbwrite into base/deflate.c's gzip

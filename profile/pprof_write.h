@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * pprof_write.h - writes a dump_source as a gzipped pprof profile.proto heap profile (the
  * shape Go's runtime writes: alloc_objects, alloc_space, inuse_objects, inuse_space;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * pushfmt.c - the push request encodings of pushfmt.h: URL-encoded Pyroscope names, a
  * multipart body, the PushRequest protobuf written by hand (three nested messages), and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * pushfmt.h - the request bodies of the continuous-profiling backends heaptap pushes to,
  * around gzipped pprof profiles:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * raw_read.c - the reader of jeprof's symbolized (`--raw`) profile files (see raw_read.h): the
  * symbol section as jeprof's ReadSymbols parses it, "outer--inner" inline chains turned into

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * raw_read.h - reads jeprof's symbolized profile files (`jeprof --raw` output: a "--- symbol"
  * section of address -> names, then "--- heap" and a heap profile) into the profile model,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * reader.c - format detection and the single entry point of the profile readers (see
  * reader.h). It only looks at the first meaningful line or bytes and dispatches; the formats

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * reader.h - the one entry point that turns a profile file (or bytes) of any supported format
  * into the profile model: it detects the format by content and calls the right reader

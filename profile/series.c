@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * series.c - ordering a set of heap dumps of one process (see series.h): file-name parsing for
  * jemalloc's, heaptap's and gperftools' naming schemes and a stable sort on (pid, seq, time,

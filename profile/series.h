@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * series.h - puts a set of dumps of one process (or of a process and its forked children) in
  * the order they were written, for `heaptap report`: by pid, then by the sequence number of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * symtab.c - the address -> frames table of the analyzer (see symtab.h): an open-addressing
  * hash from lookup address to a dense array of prof_symbol, and an interning table so equal

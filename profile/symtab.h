@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * symtab.h - a table from lookup address to its resolved frames (struct prof_symbol).
  *

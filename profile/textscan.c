@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * textscan.c - line scanning and shared token parsing for the text profile readers (see
  * textscan.h), including the memory-map section and heaptap's "# heaptap:" metadata lines.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * textscan.h - line-by-line scanning of a text profile held in memory, with the token helpers
  * the text readers (heap_v2, legacy, raw) share: their common entry (header, '---' marker,

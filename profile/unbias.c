@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * unbias.c - sampling weights and the heap_v2 pre-compensation of unbias.h. Only libm's
  * exp/expm1 and plain arithmetic: usable inside the host. Not a sampler and not a writer.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * unbias.h - the sampling math shared by the collector and the analyzer: the weight of one
  * sampled object, jemalloc's pre-compensation of (count, bytes) pairs for heap_v2 files, and

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # Installs the Debian packages heaptap's build, tests, demo and benchmarks need, when they are missing.
 # A no-op when everything is present. Needs root (apt-get) only when something is missing.
 # Usage: scripts/deps.sh [build|check|bench]   (default: check)

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # scripts/fuzz_all.sh - runs every libFuzzer target (fuzz/fuzz_*.c) for SECONDS each (default 300),
 # one at a time, starting from its committed corpus, then merges what it found that adds
 # coverage back into fuzz/corpus/<name>/ (libFuzzer -merge=1, so the corpus stays small).

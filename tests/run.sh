@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # tests/run.sh - runs every test heaptap has and ends with one line "N passed, N failed, N skipped".
 #
 # A test is an executable: a unit test binary (build/tests/*), a fuzz corpus replay

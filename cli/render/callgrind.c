@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * callgrind.c - the callgrind writer of callgrind.h. Every trace adds its value to its leaf's
  * self cost and to each caller -> callee pair along it (once per pair occurrence, as jeprof

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * callgrind.h - display stacks (cli/stacks.h) in the callgrind format that jeprof --callgrind
  * writes and KCachegrind / QCachegrind read: "events: Hits", then per function its self cost

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * dot.c - renders display stacks as a Graphviz dot call graph the way jeprof's PrintDot does
  * (see dot.h). Node and edge selection and styling live here; nothing is read or executed.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * dot.h - the call graph in Graphviz dot, with jeprof's PrintDot semantics (FORMATS.md §3.5):
  * nodes by |cum| (nodecount, nodefraction), edges by weight with reachability, edgefraction

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * flame.c - the flame graph of flame.h: collects root-first name stacks, merges them into a tree
  * by sorting them (siblings come out in name order), lays frames out in pixels and writes

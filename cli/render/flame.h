@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * flame.h - flame graph layout and the interactive SVG writer, from a generic input: stacks of
  * frame names, root first, each with a value (and, for a differential graph, a base value).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * folded.c - folded stacks from display stacks (see folded.h). Paths are compared as arrays
  * of token ranks rather than joined strings, so sorting tens of thousands of deep paths stays

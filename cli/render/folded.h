@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * folded.h - writes display stacks (cli/stacks.h) as folded stacks, FORMATS.md §9.1:
  * "root;...;leaf COUNT", one line per distinct name path, merged and sorted, integer counts

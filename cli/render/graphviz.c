@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * graphviz.c - runs Graphviz's `dot` on the call graph dot.c writes (see graphviz.h): to a
  * temporary file, `dot -T<format>` into the output, and for SVG a pass that makes the picture

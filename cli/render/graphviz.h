@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * graphviz.h - the call graph of render/dot.h turned into a picture by Graphviz's `dot`: SVG
  * (made to fill the browser window, with pan and zoom), PDF, PostScript, GIF and PNG, or the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * memchart.c - the memory chart of memchart.h: four or five polylines on one scale, a legend,
  * and the last dump's memory line (cli/memline.h).

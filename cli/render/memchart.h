@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * memchart.h - the report's "Memory beside the heap" section: one SVG line chart of the
  * dumps' memory figures over time (sampled heap, what the allocator holds, RSS, the cgroup's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * pprof_export.c - the symbolized pprof writer of pprof_export.h. It streams the profile
  * through pbwrite: strings, functions and locations are emitted the first time a sample

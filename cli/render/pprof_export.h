@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * pprof_export.h - writes the analyzer's model as a SYMBOLIZED pprof profile.proto: one
  * Location per unique address with its inline chain as Lines, Functions named from

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * report.c - the HTML series report of report.h: per-stack series of live values across the
  * dumps, the least-squares fits that find leak suspects and growers, and the page itself

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * report.h - the self-contained HTML report over a series of heap dumps of one program: live
  * heap over time (total and top stacks, stacked, with hover), leak suspects and top growers

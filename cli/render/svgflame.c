@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * svgflame.c - feeds display stacks into a flame graph (svgflame.h). Names come from stacks.c;
  * the file:line of each frame is looked up again from the profile's symbol table by expanding

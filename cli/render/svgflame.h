@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * svgflame.h - the bridge from display stacks (cli/stacks.h) to the generic flame graph
  * (flame.h): each trace becomes one root-first name stack, with the file:line of every frame

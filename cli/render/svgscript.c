@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * svgscript.c - the JavaScript and CSS that make heaptap's flame graphs and HTML report
  * interactive, kept as C string literals so the CLI is one self-contained binary. The flame

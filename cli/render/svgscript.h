@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * svgscript.h - the scripts and style sheets embedded in heaptap's SVG flame graphs and HTML
  * reports. The script defines htflameInit(svg): it reads the frames back from an

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * svgutil.c - the text helpers of svgutil.h: XML escaping with UTF-8 repair, label truncation
  * and human number formats, shared by the flame graph and the HTML report. Writes to stdio

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * svgutil.h - small text helpers shared by the SVG and HTML renderers: XML escaping that also
  * repairs what XML cannot carry (invalid UTF-8, control bytes), label truncation on character

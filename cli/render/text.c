@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * text.c - renders jeprof's --text layout from display stacks (see text.h). Only formatting:
  * the numbers come from stacks.c, the units and percent rules from common.c.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * text.h - the jeprof --text report (FORMATS.md §3.3, byte for byte): the "Total:" line and
  * one "%8s %6s %6s %8s %6s %s" row per name. It formats what stacks.h computed; it does not

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * cmd_addr2line.c - `heaptap addr2line`: resolves link-time addresses of one ELF file with
  * heaptap's symbolizer and prints them the way binutils `addr2line` does (-f, -i, -C, -a).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * demangle.c - symbol name demangling for the symbolizer, over libiberty's cplus_demangle.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * demangle.h - turns linker symbol names into the names programmers wrote: C++ (Itanium
  * ABI), Rust legacy (`_ZN...17h<hash>E`, hash dropped as rustfilt does) and Rust v0 (`_R`).

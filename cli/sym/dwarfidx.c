@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * dwarfidx.c - the per-file DWARF address index: compile-unit ranges read up front, a CU's
  * list of functions on its first use, each function's DIE tree walked once on its first use

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * dwarfidx.h - an address index over one file's DWARF: address -> inline chain of
  * functions with source files and lines, answered by binary search.

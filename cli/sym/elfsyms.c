@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * elfsyms.c - reads an ELF symbol table once into a sorted array of function symbols and
  * answers "which function holds this address" by binary search.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * elfsyms.h - the function symbols of one ELF file as a sorted array, for address look-ups
  * by binary search.

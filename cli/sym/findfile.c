@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * findfile.c - candidate paths for mapped files and their debug info, and the optional
  * debuginfod client (libdebuginfod loaded with dlopen on first use).

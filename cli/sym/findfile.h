@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * findfile.h - where the files of a profile's mappings and their separate debug info may be:
  * the mapping's path re-rooted under --lib-prefix / --sysroot (jeprof's order), the debug

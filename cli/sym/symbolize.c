@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * symbolize.c - the symbolizer's driver: collects a profile's unique addresses, assigns each
  * to a mapping and an ELF file (the user's binary for the main program, by build ID, path or

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * symbolize.h - turns the lookup addresses of a profile into functions, files and lines.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * symfile.c - opens the ELF file behind a mapping (checking its build ID), finds its
  * separate debug info (build-ID tree, .gnu_debuglink with CRC check, debuginfod), and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * symfile.h - one ELF object the symbolizer reads: the file a mapping came from (found by
  * path, build ID or debuginfod), its separate debug file if any, its load segments, and the

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # tests/browser/cli_callgraph.sh - the call graph SVG of `heaptap callgraph --format=svg` works in
 # a real browser: it fills the window, the wheel zooms, a drag pans, a double click resets
 # (cli_callgraph.mjs, playwright-core + /usr/bin/chromium, headless, file:// only). Input: a

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # tests/browser/flame_browser.sh - heaptap's visual outputs in a real browser. Profiles
 # tests/progs/report_slowleak under jemalloc, renders a flame graph SVG, an HTML report, collapsed
 # stacks and pprof, then runs flame_browser.mjs (playwright-core + /usr/bin/chromium, headless):

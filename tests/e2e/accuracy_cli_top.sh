@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # accuracy_cli_top.sh - heaptap's own analyzer on the collector's dumps against the known truth:
 # `heaptap top --show_bytes` (jeprof's layout) must give every site of truth_sites and
 # truth_cxx within 0.5% at lg_prof_sample:0, and pass the same sampled checks as

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # accuracy_jeprof_exact.sh - at lg_prof_sample:0 (every allocation recorded) the real jeprof must
 # report each site of the known-truth programs within 0.5% of the bytes they keep live, and
 # ~0 for the allocate-and-free sites. C sites use jeprof's flat column, C++ sites the cum

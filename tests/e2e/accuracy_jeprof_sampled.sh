@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # accuracy_jeprof_sampled.sh - at the default rate (R = 512 KiB) the real jeprof's per-site
 # estimates must match the sampling math: K runs of the known-truth program, every single
 # estimate inside its exact acceptance interval (tail 1e-7), no more estimates beyond 3 sigma

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # accuracy_nofp.sh - a program built WITHOUT frame pointers (-O2 -fomit-frame-pointer, compiled
 # here) still has its memory attributed to the right functions with the default unwinder
 # (DWARF: heaptap's CFI walk; prof_unwind:libunwind, its old alias, too): at lg_prof_sample:0

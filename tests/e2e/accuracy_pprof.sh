@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # accuracy_pprof.sh - the pprof twin of every dump (prof_format:heap_v2+pprof) read by the real
 # `go tool pprof -top -sample_index=inuse_space`: exact at lg_prof_sample:0 (each site within
 # 0.5%, the allocate-and-free sites ~0), and at the default rate the same statistical checks as

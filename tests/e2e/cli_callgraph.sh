@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # cli_callgraph.sh - `heaptap callgraph` writes the same dot graph as `jeprof --dot` (same
 # nodes, labels, font sizes and edges, compared as sorted lines since jeprof orders equal
 # edges by hash), honours --nodecount/--nodefraction, and its dot is accepted by Graphviz: the

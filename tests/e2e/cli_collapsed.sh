@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # cli_collapsed.sh - `heaptap collapsed` prints folded stacks that follow the grammar of
 # FORMATS.md §9.1 (root first, ';'-separated, one non-negative integer count, or two with
 # --negative=separate), merged by name path, with exact values; with --base, shrinking

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # cli_diff.sh - `heaptap diff --base OLD NEW` on two profiles with known numbers: the totals
 # line, rows sorted by the size of the change with exact old/new/delta/delta% values,
 # unchanged names left out, --nodecount, --inuse_objects; and `--text` equal to

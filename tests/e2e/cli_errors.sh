@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # cli_errors.sh - the CLI's error conventions: a missing file, a corrupt profile (text: file and
 # line; binary: file and byte offset) exit 1 with "heaptap: <file>...: <why>"; a bad option,
 # bad value, bad regex, missing profile or unknown command exit 2 with a hint; --help works

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # cli_merge.sh - `heaptap merge A B -o OUT` sums profiles: the merged heap_v2 file gives exactly
 # the summed per-function values in `heaptap top` and in stock `jeprof --text`, a jemalloc dump
 # merged with itself doubles jeprof's total and keeps its rows, and -o X.pb.gz writes a

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # cli_output.sh - `-o FILE` / `--output=FILE` on the commands that print a report (top, diff,
 # collapsed) writes that report to FILE, byte for byte what stdout would get, and nothing to
 # stdout; `-o -` is stdout; an unwritable FILE is exit 1 with "heaptap: FILE: <why>". Before,

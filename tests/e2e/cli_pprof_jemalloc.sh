@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # cli_pprof_jemalloc.sh - a jemalloc dump converted with `heaptap pprof` (or `heaptap merge -o
 # X.pb.gz`) loses jemalloc's own leading frames, as jeprof and every heaptap report drop them:
 # `heaptap top` of the .pb.gz equals `heaptap top` of the dump row for row, `go tool pprof -top`

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # cli_run_demo.sh - `heaptap run -- build/examples/leaky` (what `make demo` does) names the demo's
 # leak (open_session) and hog (cache_fill) as the top two live sites with the file:line of
 # their malloc calls, writes the dump, folded stacks, flame graph and pprof files it lists, and

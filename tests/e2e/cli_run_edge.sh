@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # cli_run_edge.sh - `heaptap run` on the programs a new user tries first, beyond the demo: a
 # statically linked program (refused with a clear message, not run), a program whose memory is
 # all freed (says "none" and shows where it allocated, exact with lg_prof_sample:0), exit

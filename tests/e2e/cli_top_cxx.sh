@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # cli_top_cxx.sh - C++ allocations under jemalloc's own profiler (every allocation sampled):
 # `heaptap top` trims jemalloc's frames and `operator new` the way jeprof's skip list intends, so
 # each site of tests/progs/truth_cxx shows exactly the bytes its truth file states (cum column,

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # cli_top_vs_jeprof.sh - `heaptap top` must print what `jeprof --text` prints on the same input:
 # the same "Total:" line and the same significant rows (flat >= 1%), byte for byte, in the
 # inuse_space, inuse_objects, --show_bytes and --lines views, plus identical rows for every

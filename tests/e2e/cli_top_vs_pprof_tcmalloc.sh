@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # cli_top_vs_pprof_tcmalloc.sh - `heaptap top` on a gperftools/tcmalloc HEAPPROFILE dump must
 # agree with `google-pprof --text`: the same "Total:" line and the same significant rows
 # (flat >= 1%), for in-use space and objects and for allocated space (the dump carries both).

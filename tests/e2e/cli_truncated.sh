@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # cli_truncated.sh - a heap_v2 dump cut short before its MAPPED_LIBRARIES section (a copy
 # interrupted, a disk filled) still reads, as jeprof reads what is there, but heaptap warns that
 # it looks truncated instead of printing a smaller total silently; a complete dump gets no

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # dropin_flame.sh - `heaptap flame` reads folded stacks (as heaptap collapsed, jeprof --collapsed
 # and stackcollapse write them), told apart from profiles by content, from a file or standard
 # input, and takes flamegraph.pl's options: the SVG of `heaptap collapsed X | heaptap flame` has

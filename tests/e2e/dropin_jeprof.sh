@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # dropin_jeprof.sh - `heaptap jeprof` takes jeprof's command line: on a jemalloc dump of the demo
 # program it prints the same --text total and significant rows as /usr/bin/jeprof, the same
 # folded stacks as jeprof --collapsed (jeprof's nm <addr> tags removed and its repeated paths

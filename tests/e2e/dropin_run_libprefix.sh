@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # dropin_run_libprefix.sh - `heaptap run --lib_prefix DIR` symbolizes the report AND every file
 # it writes (.collapsed, .svg, .pb.gz) from the copies under DIR, and the dump is loaded once:
 # a file missing without --lib_prefix is warned about once, not once per output. The program

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # dropin_rust_jemalloc.sh - a Rust program whose #[global_allocator] is a statically linked,
 # _rjem_-prefixed jemalloc with profiling (tests/progs/rust_jemalloc: _rjem_mallctl is in its
 # .symtab only, not exported) under libheaptap.so:

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # dropin_symhint.sh - frames in files without symbols print as FILE+0xOFFSET (the file's base
 # name and the offset into it, the same in every run), and once per run a stderr hint says how
 # to get names: for a stripped copy of a test program, pass the unstripped file or its debug

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # dropin_trim.sh - the allocator's machinery is trimmed in every command, whatever its names:
 # jemalloc's private functions with tikv-jemallocator's _rjem_ prefix or a plain je_ build's,
 # Rust's global-allocator shims and operator new. build/progs/dropin_allocfns has functions of

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # tests/e2e/flame_svg.sh - `heaptap flame` on real dumps: runs tests/progs/report_slowleak under
 # jemalloc's profiler (interval dumps + a final one), renders flame graphs and parses them as XML.
 # Checks: the root frame says the profile total that `heaptap top` prints and spans the full

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # fleet_metrics.sh - /metrics: promtool check metrics finds nothing to object to; the figures
 # are right for fleet_host with every allocation sampled (live bytes exactly what it keeps
 # plus its stdio buffers, as the statistics JSON says; samples and allocated bytes grow by

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # fleet_pull_delta.sh - the pulled delta profiles with default options (no prof_accum),
 # every allocation sampled (lg_prof_sample:0) so the expected values are exact:
 # /debug/pprof/allocs?seconds=N holds in alloc_* exactly what fleet_host allocated during

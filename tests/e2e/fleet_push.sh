@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # fleet_push.sh - the push client against loopback stand-ins for each backend
 # (lib/push_standin.py enforces the rules the real servers apply): Pyroscope /ingest raw and
 # multipart, Pyroscope's Connect push API, Parca's writeraw. fleet_host runs with every

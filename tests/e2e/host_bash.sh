@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # host_bash.sh - a bash script that forks and execs (pipes, subshells, command substitution,
 # background jobs) under the collector: same output and exit code; every process writes its own
 # final dump named with its own pid, and every dump parses.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # host_cxx.sh - a C++ program with exceptions, std containers and threads under the collector:
 # same output and exit code; cxx_hog's 64 MiB (operator new[]) is attributed to cxx_hog.
 . "$(dirname "$0")/lib/host.sh"

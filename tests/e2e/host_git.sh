@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # host_git.sh - git on a repository of 1500 commits (made with fast-import) under the collector:
 # log -p, gc and a grep give the same output and exit codes as unprofiled; every git process
 # (git forks and execs helpers) leaves its own parseable dump.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # host_java.sh - a JVM (many threads, its own signal handling, GC) under the collector at the
 # default rate and at lg_prof_sample:0: same output and exit code as unprofiled; its native
 # memory (64 MiB of direct buffers) is attributed to os::malloc / Unsafe_AllocateMemory0.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # host_node.sh - node (V8, libuv threads) under the collector: same output and exit code; the
 # 48 MiB of Buffers are live in the final dump.
 . "$(dirname "$0")/lib/host.sh"

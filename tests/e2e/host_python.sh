@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # host_python.sh - python3 running an allocation-heavy script under the collector (default rate
 # and every allocation): same output and exit code; the 48 MiB of bytearrays are in the manual dump it takes through the C API (ctypes).
 . "$(dirname "$0")/lib/host.sh"

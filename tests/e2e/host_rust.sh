@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # host_rust.sh - a Rust program on the system allocator under the collector: same output and
 # exit code; rust_hog's 64 MiB is attributed to it (demangled Rust name).
 . "$(dirname "$0")/lib/host.sh"

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # http_endpoints.sh - the collector's HTTP control plane end to end: a real program
 # (build/progs/http_host: 32 MiB live from hog_alloc, 1 MiB from small_alloc) runs under
 # LD_PRELOAD with HEAPTAP_CONF=http:127.0.0.1:<port>; every endpoint is fetched with curl and

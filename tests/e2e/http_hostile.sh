@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # http_hostile.sh - the collector's HTTP server against hostile clients, loopback only:
 # oversized heads (431) and bodies (413), 16 stalled 3 MiB bodies at once (RSS bounded, freed
 # at the deadline, the oldest evicted for a 17th client), chunked bodies (411), malformed request lines (400/505),

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # http_jemalloc.sh - the HTTP control plane driving jemalloc's own profiler: the host runs with
 # libheaptap.so (prof:false, HTTP on) above libjemalloc.so.2 (MALLOC_CONF=prof:true,
 # prof_active:false). /memory-profiler/start switches prof.active on, the host then allocates

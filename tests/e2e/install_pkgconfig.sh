@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # install_pkgconfig.sh - `make install PREFIX=... [DESTDIR=...]` puts the collector library and
 # archive, the CLI, include/heaptap.h, heaptap.pc and the docs where they belong, and a tiny
 # program built with `pkg-config --cflags --libs heaptap` alone (no path into the source tree)

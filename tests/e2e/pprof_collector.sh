@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # pprof_collector.sh - the collector's three formats of ONE final dump agree: a program run
 # under libheaptap.so with prof_format:heap_v2+pprof+legacy, at lg_prof_sample:0 (exact) and
 # at the default rate (sampled). In-use bytes from the heap_v2 file (heaptap top, jeprof's

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # pprof_golden.sh - a real Go heap profile (tests/golden/go_heap.pb.gz, written by
 # runtime/pprof.WriteHeapProfile; symbolized, 4 sample types) read by heaptap gives exactly
 # the totals `go tool pprof -raw` shows for every sample type, with Go's function names and

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # pprof_gotool.sh - `go tool pprof` reads what heaptap's pprof writers produce, with the
 # numbers the source holds:
 #  1. the in-process writer (pprof_write) and the legacy text writer (legacy_write), driven by

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # tests/e2e/readers_vs_jeprof.sh - live check of the profile readers against the real jeprof:
 # fresh dumps from jemalloc's profiler (interval dumps with prof_accum) and from gperftools'
 # HEAPPROFILE; for each, `jeprof --text --show_bytes` and `heaptap top --show_bytes` must

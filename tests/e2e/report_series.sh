@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # tests/e2e/report_series.sh - `heaptap report` over a real series of dumps of
 # tests/progs/report_slowleak (leak_slowly leaks ~1 MiB/s; keep_flat_a/keep_flat_b hold flat
 # pools while churning as much). Series from jemalloc's profiler (interval dumps) and, when the

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # scale_exact.sh - every allocation sampled (lg_prof_sample:0, default options otherwise) on a
 # program keeping 5 M live objects from two threads (1-, 8-, 24-byte and 1 MiB objects):
 # nothing is dropped (no table ceiling), and the real jeprof, go tool pprof and heaptap top

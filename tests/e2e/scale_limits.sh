@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # scale_limits.sh - what the tables cannot hold is said, never hidden: (1) a stack deeper than
 # prof_bt_max ends in a heaptap_truncated_stack frame that jeprof and heaptap show, and
 # heaptap top prints one warning line with the count; (2) a live-table budget set small

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # scale_paths.sh - a long-running service's life in a second: at the default rate a program
 # walks 2^18 distinct call paths (each allocating and freeing 1 MiB at its leaf, ~220,000
 # distinct sampled stacks), then leaks 64 MiB from a site it never used before. The final

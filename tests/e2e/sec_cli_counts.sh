@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # sec_cli_counts.sh - absurd counts (1e30 bytes; issue 14, item 9) give sane output: integer
 # columns saturate at 9223372036854775807 instead of wrapping to a negative number (a
 # float-to-integer overflow, undefined behaviour the sanitizer build now traps), `collapsed`

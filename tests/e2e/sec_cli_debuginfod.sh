@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # sec_cli_debuginfod.sh - a debuginfod server that accepts connections and never answers does
 # not stall the CLI (issue 14, item 7): each file is waited for 5 s by default (libdebuginfod
 # alone waits 90 s and retries), a progress line says what it waits for, a warning says it

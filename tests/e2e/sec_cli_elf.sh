@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # sec_cli_elf.sh - ELF files the symbolizer cannot trust are reported, not silently skipped
 # (issue 14, items 7 and 9): a truncated or corrupt ELF given as the binary, a file whose
 # build ID differs from the profile's (once per file, however many profiles a command

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # sec_cli_memory.sh - tiny hostile profiles do not exhaust the CLI's memory or time (issue 14,
 # item 6). Each input is a few KB to a few MB and is read by the plain CLI under a 2 GiB
 # address-space limit (prlimit --as) and by the sanitizer build: it is either read with the

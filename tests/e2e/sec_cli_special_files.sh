@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # sec_cli_special_files.sh - only regular files are read (issue 14, item 6): a FIFO given as
 # the profile, as the binary or named as a library inside a profile, and /dev/zero as the
 # profile, are refused at once with a message naming them (exit 1), or skipped with a warning

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # sec_http_cross_site.sh - web pages cannot drive the control plane (issue 14, item 5): requests
 # whose Origin, Referer or Sec-Fetch-Site name another site (what an <img src> or a form on
 # evil.example sends) are refused with 403 on every endpoint and have no effect (sampling rate

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # sec_http_fairness.sh - slow and greedy clients do not starve the others (issue 14, item 9):
 # 32 slowloris clients that trickle a never-ending head and reconnect the moment they are
 # dropped, while a legitimate client makes 20 requests: each must be answered (at most 3

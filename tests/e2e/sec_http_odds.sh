@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # sec_http_odds.sh - the smaller HTTP findings of issue 14 (item 9) and the dump rate limit: a
 # 413 for a Content-Length past 64 bits says "request body too large"; HTTP/1.1 without Host
 # is 400 (HTTP/1.0 without is served); absurd parameter values on every endpoint are 400, not

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # sec_http_users.sh - the control plane serves its owner only (issue 14, item 4): a host run
 # by root answers root (200) but not `nobody` (403 with a body naming the rule, over IPv4 and
 # over an IPv6 socket speaking IPv4-mapped, and without effect: the sampling rate stays); a

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # sym_cxx.sh - C++ names: namespaces, templates with non-type parameters, member and free
 # operator overloads, static members, anonymous namespaces and lambdas come out demangled
 # (as addr2line -C prints them) at every call site, mangled with --no-demangle, and every call

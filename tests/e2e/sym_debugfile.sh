@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # sym_debugfile.sh - separate and compressed debug info: the same frames as from the unstripped
 # binary when the DWARF sits in a debug file found by build ID under the debug root
 # (HEAPTAP_DEBUG_ROOT / --debug-dir), by .gnu_debuglink (same directory, .debug/, debug root),

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # sym_debuginfod.sh - debug info served by a local debuginfod (127.0.0.1 only): with
 # DEBUGINFOD_URLS set, a stripped binary whose debug file exists nowhere locally resolves to the
 # same frames as the unstripped one; without it, to names only.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # sym_inline.sh - inline frames: a two-level always-inline helper called from two functions,
 # built at -O2 by gcc (DWARF 5 and 4) and clang (DWARF 5: addrx, rnglistx forms). Each malloc
 # call must resolve to raw <- grab <- first_site / second_site with the marked lines, and every

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # sym_maps.sh - run-time addresses to functions and lines through a profile's memory map: a PIE
 # main program at a random base, a non-PIE one, a dlopen'ed library at a random base, jeprof's
 # catch-all when the profile has no map, the main program given as a renamed copy (matched by

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # sym_names_only.sh - `top` and `collapsed` at function granularity symbolize names only (no
 # line tables decoded, sym_options.no_lines): their output must be byte-identical to the same
 # report with --focus=. (a regex that keeps every stack but matches file:line too, so it

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # sym_realbins.sh - every call site of two real binaries heaptap ships (the CLI, -O2 C with
 # libiberty linked in, and the collector, a -fPIC shared library) resolves to the same chain of
 # functions, files and lines as binutils addr2line or llvm-symbolizer gives.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # sym_rust.sh - Rust names: legacy mangling (_ZN...17h<hash>E, hash dropped) and v0 (_R...)
 # come out demangled at every call site, and every call site matches addr2line or
 # llvm-symbolizer (function, file, line, inline chain).

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # collector_dlopen.sh - a library loaded with dlopen allocates memory that stays live and is
 # unloaded with dlclose before exit: the final dump keeps the library in its memory map (so
 # jeprof symbolizes its frames) and jeprof shows dl_plugin_keep with exactly its bytes at

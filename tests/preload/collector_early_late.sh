@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # collector_early_late.sh - allocations before the collector initialises (a preloaded library's
 # constructor that runs before libheaptap's) and after its final dump (atexit handlers, one of
 # them registered during exit, and a destructor): the program runs to a normal exit, every

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # collector_fail_diskfull.sh - prof_prefix on a full file system (a 256 KiB tmpfs filled up):
 # the host runs on and exits normally, one "heaptap: " line on stderr, the statistics count
 # the error, and no torn or temporary dump file is left behind.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # collector_fail_nodir.sh - prof_prefix in a directory that does not exist: the host runs on
 # and exits normally, manual and final dumps fail quietly (one "heaptap: " stderr line in
 # all), a dump to a good path still works, and the statistics count the error.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # collector_fail_readonly.sh - prof_prefix in a read-only directory (a read-only tmpfs, since
 # root ignores permission bits): the host runs on and exits normally, one "heaptap: " line on
 # stderr, the statistics count the error, and nothing is written there.

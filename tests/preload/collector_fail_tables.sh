@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # collector_fail_tables.sh - the stack table and the live table full (prof_max_stacks:8,
 # prof_max_live:256, every allocation sampled, 64 distinct stacks x 100 live objects): the
 # host runs on and exits normally, each kind of problem is logged at most once on stderr,

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # collector_fork.sh - a forked child writes its own final dump under its own pid, complete and
 # parseable (jeprof reads it, the memory map section is there), with the child's allocations
 # (child_site 6 MiB exactly at lg_prof_sample:0); the parent's final dump has parent_site

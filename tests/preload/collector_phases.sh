@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # collector_phases.sh - dumps taken at different moments show what is live at that moment: at
 # lg_prof_sample:0, the first manual dump has phase_a's 8 MiB and nothing of phase_b; after
 # phase_a's memory is freed and phase_b allocates, the second manual dump and the final dump

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # collector_preload_order.sh - an allocator preloaded before libheaptap.so takes the program's
 # malloc, and heaptap would write empty dumps without a word (issue 14, item 9): it must say so
 # once on stderr, naming the allocator; preloaded first, it says nothing.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # collector_threads.sh - 8 threads allocating and freeing (and realloc'ing) each other's objects
 # under the collector: the program finishes, and at lg_prof_sample:0 jeprof shows each thread's
 # own site with exactly the bytes it keeps and ~0 for the cross-thread churn; at the default

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # collector_triggers.sh - every dump trigger writes correctly named, complete dumps:
 # interval (lg_prof_interval, 'i'), high-water (prof_gdump, 'u'), time (prof_time_interval,
 # 't'), signal (prof_signal, 's'), manual through the C API ('m', explicit .heap and .pb.gz

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # cxx_allocators.sh - C++ allocations are sampled exactly once whichever allocator is below
 # heaptap: glibc (libstdc++'s operator new calls malloc), jemalloc and tcmalloc (their own
 # operator new/delete never reach malloc). build/progs/cxx_alloc_sites keeps known live bytes

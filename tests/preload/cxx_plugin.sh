@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # cxx_plugin.sh - operator new frames are stripped even when libstdc++ arrives late: a C
 # program (no libstdc++ at start) dlopens a C++ plugin (RTLD_LOCAL) whose function allocates
 # with new[]; the final dump must attribute exactly the plugin function's bytes to it, with

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # fault_conf.sh - hostile HEAPTAP_CONF values: garbage, huge, negative, duplicated, unknown keys,
 # empty items, a 64 KiB value. One clear stderr line per bad item naming it, defaults (or the
 # last good value) in force, the host unaffected.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # fault_limits.sh - the collector under resource exhaustion: no file descriptor left at dump
 # time, tables far too small (prof_max_stacks:16, prof_max_live:64), a tight RLIMIT_AS. In each
 # case the host prints and exits as it does unprofiled, and the statistics say what was dropped.

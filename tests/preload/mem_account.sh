@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # mem_account.sh - the statistics' "memory" object and the dumps' memory figures
 # (lib/memacct.c), on glibc, on jemalloc and on tcmalloc underneath: after the program touched
 # 64 MiB, allocator_in_use >= the sampled heap (lg_prof_sample:0, so the heap is exact),

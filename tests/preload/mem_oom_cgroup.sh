@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # mem_oom_cgroup.sh - option prof_oom in a real cgroup v1 memory group: the test creates
 # /sys/fs/cgroup/memory/heaptap-test-<pid> with a 192 MiB limit, moves the program into it and
 # lets it grow (tests/progs/mem_evidence.c grow) to 85 % and then 92 % of the limit, waiting

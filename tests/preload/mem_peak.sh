@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # mem_peak.sh - option prof_peak: site_a keeps 200 MiB and frees it before exit, site_b keeps
 # 40 MiB to the end (tests/progs/mem_evidence.c peak). The peak profile written at exit
 # (kind 'p') shows site_a at ~200 MiB (the copy is taken within 10 % of the peak, so >= 170

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # options_env.sh - HEAPTAP_CONF end to end: bad keys and values are reported once each on
 # stderr with the documented wording while the program runs on with the defaults; prof:false
 # and an empty prof_prefix write nothing; prof_format:pprof writes only the .pb.gz; prof_accum

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # options_legacy_env.sh - the environments of the tools heaptap replaces configure it (issue 15,
 # item 3): gperftools' HEAPPROFILE (dumps named after it, not heaptap.<pid> in the working
 # directory), HEAP_PROFILE_ALLOCATION_INTERVAL (interval dumps), HEAPPROFILESIGNAL (signal

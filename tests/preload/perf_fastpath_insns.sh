@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # perf_fastpath_insns.sh - the instruction budget of the unsampled fast paths, counted by
 # callgrind (deterministic, unlike time on a shared machine): the extra instructions heaptap
 # adds per malloc(32)/free pair, from the difference of runs with 20000 and 40000 pairs (which

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # perf_leak_line.sh - prof_leak prints its summary line only when something is still
 # allocated at exit (as jemalloc does): nothing for a program that frees every block, one line
 # counting the kept blocks for a program that keeps 64 KiB. Every allocation is sampled

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # perf_rule_cache.sh - the CFI rule cache makes about one parse per distinct return address in
 # steady state (issue 13): bash sampling every allocation through a loop, run for N and for 3N
 # iterations, parses (statistics: sampler.unwind_rule_parses) about as many rules either way,

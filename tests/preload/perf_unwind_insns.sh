@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # perf_unwind_insns.sh - the instruction budget of a sample's stack capture with the default
 # DWARF unwinder, counted by callgrind (deterministic, unlike time on a shared machine):
 # perf_churn with lg_prof_sample:0 samples every malloc(32), and the instructions inside

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # sec_dump_files.sh - dump files cannot be turned against the host (issue 14, item 2): a
 # symlink planted at the name the temporary had before (<dump>.tmp.<pid>) and one planted at
 # the final name leave their target untouched; dumps are regular files of mode 0600 whatever

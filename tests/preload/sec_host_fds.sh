@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # sec_host_fds.sh - the collector never touches descriptors the host owns (issue 14, item 1):
 # a host closes fds 3..63 after start-up and reopens its own files on 3 (input) and 4 (output),
 # then allocates through code without unwind tables and without a frame pointer (hand-written

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # sec_secure_exec.sh - under secure execution (AT_SECURE: setuid, setgid or file capabilities)
 # the collector ignores the caller's environment (issue 14, item 3): a program linked with
 # libheaptap.a and given a file capability writes no dump where HEAPTAP_CONF says, serves no

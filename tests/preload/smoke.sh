@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # smoke.sh - the collector's quickest end-to-end check: LD_PRELOAD libheaptap.so into a tiny
 # program built here, and check that exactly one final dump appears under the documented name
 # (<prefix>.<pid>.0.f.heap), that it is heap_v2 with our metadata, and that stock jeprof

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # static_link.sh - the collector linked into a program (build/libheaptap.a) instead of
 # preloaded: the program's own malloc is ours, RTLD_NEXT finds libc's, the constructor starts
 # the collector, and the final dump attributes exactly what the program leaked (R = 1); the C

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # stats_exact.sh - option stats_exact: the statistics JSON's "exact" object must equal, to the
 # byte, the usable sizes tests/progs/stats_exact_prog.c computes itself with malloc_usable_size
 # (allocated, freed, live, peak; as differences from a baseline taken at program start), with

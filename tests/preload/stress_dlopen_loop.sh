@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # stress_dlopen_loop.sh - dlopen/dlclose 300 times of a library whose function allocates (and
 # keeps 1 KiB each time), under the collector at lg_prof_sample:0: no crash, the exact bytes
 # kept are attributed to the library's function by name although it is unloaded at exit.

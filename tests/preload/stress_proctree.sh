@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # stress_proctree.sh - fork without exec, vfork+exec, posix_spawn and a fork+exec chain under
 # the collector: every process exits as unprofiled, writes its own final dump named with its
 # own pid (and saying that pid inside), and each dump holds that process's own memory: the

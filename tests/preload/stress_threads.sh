@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # stress_threads.sh - 64 threads with cross-thread frees, realloc chains, exits while sampled
 # objects live on, a 1 kHz SIGALRM inside malloc and allocating TSD destructors, under the
 # collector at lg_prof_sample:0 (the kept bytes must be EXACT in stress_keep) and at the default

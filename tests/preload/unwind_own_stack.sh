@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # unwind_own_stack.sh - stacks are captured on a stack of unknown extent: a thread switches
 # (makecontext/swapcontext) to a stack that is a static array of the program, far from the
 # thread's own stack and from the thread descriptor, and allocates there first. The collector

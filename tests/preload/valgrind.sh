@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # valgrind.sh - runs the collector's own code under memcheck: a small threaded program (built
 # here) with libheaptap.so preloaded, both unwinders (dwarf, fp), every allocation sampled, and
 # fails on any memcheck error in heaptap (nothing is suppressed: without libunwind there are no

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * coll_dlopen.c - loads a plugin library with dlopen, has it allocate memory that stays live,
  * and unloads it with dlclose before exit, for tests/preload/collector_dlopen.sh (the final

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * coll_fork.c - a fork test program for tests/preload/collector_fork.sh: the parent keeps 4 MiB
  * live from parent_site, forks, and the child keeps 6 MiB from child_site and exits normally

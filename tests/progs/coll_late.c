@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * coll_late.c - allocates after a profiler's final dump, for tests/preload/collector_early_late.sh:
  * an atexit handler (registered in main, and one registered from inside it while exiting) and

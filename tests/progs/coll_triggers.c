@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * coll_triggers.c - drives each dump trigger for tests/preload/collector_triggers.sh: allocation
  * volume (interval dumps), a growing heap (high-water dumps), time passing (timed dumps), a

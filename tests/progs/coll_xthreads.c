@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * coll_xthreads.c - 8 threads that allocate from their own site and free each other's objects,
  * for tests/preload/collector_threads.sh. Each thread pushes objects into a shared ring, pops

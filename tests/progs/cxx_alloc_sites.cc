@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 // cxx_alloc_sites.cc - C++ allocation sites with known live bytes, for
 // tests/preload/cxx_allocators.sh: each noinline function keeps a fixed amount alive through
 // one operator new variant, and churn() frees everything it allocates with sized and

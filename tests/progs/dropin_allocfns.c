@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * dropin_allocfns.c - a program whose own functions carry the names of allocator machinery:
  * jemalloc's private functions with tikv-jemallocator's prefix (_rjem_je_prof_backtrace,

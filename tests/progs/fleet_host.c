@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * fleet_host.c - a host program for the fleet tests (delta pulls, /metrics, push): it
  * allocates exactly what it is told, from known functions, when it is told. It reads

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * http_host.c - a host program for the HTTP control-plane tests: allocates a known amount
  * from known functions (32 x 1 MiB live from hog_alloc, 1000 x 1 KiB live from small_alloc),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * mem_evidence.c - drives the memory-evidence features for tests/preload/mem_*.sh: the peak
  * profile, the memory accounting and the memory-pressure dumps. It reads heaptap's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * perf_churn.c - test program for the fast-path instruction budget: N rounds of malloc(32)
  * then free of the same block, nothing else, so the difference of two runs with different N

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * perf_noleak.c - test program for the prof_leak summary: allocates and frees blocks through
  * malloc, calloc, realloc and posix_memalign without stdio (whose buffer would stay live),

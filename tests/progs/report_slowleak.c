@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * report_slowleak.c - the program the series-report and flame graph tests profile: one function
  * (leak_slowly) leaks 16 KiB every tick, two others (keep_flat_a, keep_flat_b) hold a fixed pool

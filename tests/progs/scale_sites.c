@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * scale_sites.c - test program for the collector at production scale (issue 13): many live
  * objects, many distinct stacks, deep stacks. Each mode prints the truth it produced, one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * stats_exact_prog.c - test program for the collector's stats_exact option: allocates known
  * blocks (malloc, calloc, realloc, posix_memalign, aligned_alloc, a large mmap'd one), frees

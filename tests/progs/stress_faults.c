@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * stress_faults.c - a host that puts the collector in trouble and checks it stays out of the
  * way: all file descriptors used up before a dump (fds), far more distinct stacks and live

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * stress_proctree.c - process trees under the collector: fork without exec (both sides keep
  * allocating in their own named sites), vfork+exec, posix_spawn, and a fork+exec chain of this

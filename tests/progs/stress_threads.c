@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * stress_threads.c - a hostile host for the collector: 64 threads (far more than cores)
  * allocating, freeing each other's objects through a shared ring, realloc'ing chains, and

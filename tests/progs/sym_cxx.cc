@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * sym_cxx.cc - C++ names for tests/e2e/sym_cxx.sh: namespaces, a class template with a
  * non-type parameter, member and free operator overloads, a static member, an

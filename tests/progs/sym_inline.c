@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * sym_inline.c - two levels of always-inline allocation helpers reached from two call sites,
  * for tests/e2e/sym_inline.sh, which builds it at -O2 and checks that each malloc call

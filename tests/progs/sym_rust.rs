@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // sym_rust.rs - a tiny Rust program for tests/e2e/sym_rust.sh: a free function, a generic
 // method in a nested module and main, each allocating. The test builds it with legacy and v0
 // symbol mangling and checks the demangled names (legacy hashes dropped, as rustfilt does).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * sym_selfprof.c - writes a heap_v2 profile of its own call stacks (glibc backtrace()) and its
  * /proc/self/maps, so tests/e2e/sym_maps.sh can check the symbolizer on real run-time

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * truth_cxx.cc - the C++ known-truth program: non-inlined functions keep a known number of bytes
  * live through operator new (objects and arrays), std::vector growth and std::string, and one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * truth_sites.c - a known-truth program for the accuracy tests: distinct non-inlined functions
  * ("sites") each keep a known number of bytes live until exit (small objects, large ones,

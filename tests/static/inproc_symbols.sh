@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # inproc_symbols.sh - checks what build/libheaptap.so imports and exports.
 #
 # The collector runs inside someone else's process: it must not call the host's malloc family

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 """layering.py - checks that calls between heaptap's C files flow one way.
 
 From the built objects (nm: the symbols each object defines and the ones it uses), it draws an

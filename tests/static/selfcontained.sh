@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # selfcontained.sh - libheaptap.so needs nothing beyond the C library and loads on glibc 2.17
 # and later (issue 15, "a self-contained collector"): `readelf -d` lists no NEEDED library but
 # glibc's own (libc.so.6, libm.so.6, libdl.so.2, libpthread.so.0, ld-linux-x86-64.so.2: no

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * base_deflate.c - unit test of the collector's own gzip compressor (base/deflate.c): buffers
  * of every kind (empty, one byte, random, runs, text, a real pprof profile, sizes across the

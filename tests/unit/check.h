@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * check.h - the assertion every unit test uses: CHECK(cond, "fmt", ...) counts a failed
  * condition and prints file:line, the condition and the message to stderr, and check_finish()

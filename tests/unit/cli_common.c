@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * cli_common.c - unit test of cli/common.c: the shared option parser (all option forms,
  * pprof's -sample_index names and numbers, lists, regexes, usage errors and their exit codes,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * cli_flame.c - unit test of the flame graph layout and SVG writer (cli/render/flame.h) with
  * synthetic stacks: merging by name path, widths against values, pruning, ordering, inverted

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * cli_flame_fit.c - unit test of the series report's statistics (cli/render/report.h): the
  * least-squares slope and intercept, R², the increasing-step fraction, the sampling-noise floor

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * cli_stacks.c - unit test of cli/stacks.c and render/text.c on a hand-made profile with
  * known symbols: jeprof's short names and allocator skip list, flat/cum with recursion counted

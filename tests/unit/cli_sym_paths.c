@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * cli_sym_paths.c - unit test of the symbolizer's pure parts: the order in which mapped files
  * and separate debug files are searched (jeprof's --lib_prefix order, GDB's debug-file

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * cli_sym_profile.c - unit test of symbolize_profile's policy on a profile built in memory
  * from this very process: its own /proc/self/maps as the mappings and return addresses taken

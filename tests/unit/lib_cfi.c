@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * lib_cfi.c - unit test of the collector's DWARF CFI unwinder (lib/cfi.c) against libgcc's
  * (glibc's backtrace()): stacks through this file's functions (some built without frame

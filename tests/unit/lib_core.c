@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * lib_core.c - unit test of the collector's core without interposition: drives the slow
  * paths of lib/core.c directly (as interpose.c would) at lg_prof_sample:0 and checks, through

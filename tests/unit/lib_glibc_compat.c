@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * lib_glibc_compat.c - unit test of lib/glibc_compat.h, the header the Makefile force-includes
  * into libheaptap.so's objects so that it loads on glibc 2.17: its stat, lstat, fstat and

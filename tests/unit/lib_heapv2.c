@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * lib_heapv2.c - unit test of the in-process heap_v2 writer (profile/heapv2_write.c): the
  * exact bytes written for a synthetic dump_source (pre-compensated counts, frame 0 minus

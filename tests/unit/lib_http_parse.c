@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * lib_http_parse.c - unit test of lib/http_parse.c: request heads good and malformed, the
  * path and query checks, percent-decoding, listen addresses (Unix sockets too), stout

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * lib_http_server.c - unit test of the HTTP server loop, routing and in-process symbol look-up
  * under ASan+UBSan: starts the server on an ephemeral loopback port inside this process and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * lib_livetab.c - unit test of the live table and the sampled-pointer filter
  * (lib/livetab.c): insert/remove/replace, the capacity with its drop counter, deletion that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * lib_lockrank.c - unit test of the ranked mutexes (lib/lockrank.c, built with
  * -DHEAPTAP_LOCKRANK as every unit test is): locks taken in rank order (dump, tables, threads)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * lib_maps.c - unit test of the dump's memory map (lib/maps.c): the snapshot holds
  * /proc/self/maps verbatim, lists executable file mappings with the main program first and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * lib_options.c - unit test of HEAPTAP_CONF parsing (lib/options.c): every key with good
  * values, number syntaxes, first-colon splitting, and the exact stderr line for bad keys

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * lib_perf_filterpin.c - unit test of the filter pins free's fast path relies on
  * (livetab_filter_pin): a pinned range hits over its whole extent and no further, survives

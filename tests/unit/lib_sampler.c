@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * lib_sampler.c - unit test of the sampling math: the mean of the exponential intervals
  * (lib/sampler.c), the sampling probability 1 - exp(-s/R) they produce with the collector's

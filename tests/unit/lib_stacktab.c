@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * lib_stacktab.c - unit test of the stack table (lib/stacktab.c): interning returns one id
  * per distinct PC vector, a budget is a hard limit with a drop counter, clear forgets

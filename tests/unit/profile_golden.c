@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * profile_golden.c - checks every reader against the real jeprof: for each .heap file in tests/golden
  * (real jemalloc, gperftools, tcmalloc and Go dumps plus synthetic edge cases) the four totals

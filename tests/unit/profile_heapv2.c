@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * profile_heapv2.c - unit test of the heap_v2 reader: jeprof's per-line Poisson unsampling
  * (FORMATS.md §1.4.1 worked example), t* lines summed per stack, per-thread lines ignored,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * profile_legacy.c - unit test of the `heap profile:` reader: every header variant picks
  * jeprof's scaling (none, v1 uniform with period/2, v2 Poisson, the 128 KiB default), the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * profile_model.c - unit test of the profile model and symbol table: compaction and merging of
  * identical stacks (values, order, zero dropping, subtraction), mappings and their look-up,

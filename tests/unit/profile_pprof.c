@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * profile_pprof.c - unit test of the pprof path: pbwrite's wire encoding, pprof_write of a
  * synthetic dump_source read back by pprof_read (every value, address, mapping and comment

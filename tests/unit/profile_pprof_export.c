@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * profile_pprof_export.c - unit test of the CLI's symbolized pprof exporter: a model profile
  * with mappings, symbols (inline chains, unknown addresses, a synthetic address) and

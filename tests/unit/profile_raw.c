@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * profile_raw.c - unit test of the jeprof --raw (symbolized profile) reader: the real file in
  * tests/golden/raw_jemalloc.heap (fetched by the real jeprof from a loopback symbol server, see

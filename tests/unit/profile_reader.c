@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * profile_reader.c - unit test of format detection and the single entry point: every golden
  * file is routed to the right reader (pprof gzipped and plain, raw, heap_v2, legacy), odd

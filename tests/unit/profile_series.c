@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * profile_series.c - unit test of dump ordering for `heaptap report`: file names of jemalloc,
  * heaptap and gperftools parsed into (pid, seq, kind, kseq), and the sort by pid, seq, time

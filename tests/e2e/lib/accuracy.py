@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 """accuracy.py - compares heap-profile reports (jeprof --text, go tool pprof -top) with the exact
 truth a known-truth program (tests/progs/truth_*.c/.cc) writes, using the sampling math of
 docs/DESIGN.md. It is a test helper: it reads text reports and prints a verdict; it does not

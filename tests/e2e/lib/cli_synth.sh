@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # tests/e2e/lib/cli_synth.sh - writes two small symbolized (jeprof --raw) heap profiles with
 # known numbers for the cli_* tests: cli_old.raw and cli_new.raw in directory $1. Period 1, so
 # nothing is scaled. Sourced, never run; it asserts nothing.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # tests/e2e/lib/common.sh - shell helpers shared by the accuracy_* and collector_* test scripts:
 # scratch directory, skip/fail, running a program under the collector (or, to validate a
 # script's own logic, under jemalloc's profiler) and finding the dumps it wrote. Sourced, never

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * dl_plugin.c - a shared library for tests/preload/collector_dlopen.sh: dl_plugin_keep()
  * allocates memory that stays live after the library is dlclose'd, so the final dump holds

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * early_ctor.c - a preloaded library whose constructor allocates before the collector's own
  * constructor has run (tests/preload/collector_early_late.sh puts it after libheaptap.so in

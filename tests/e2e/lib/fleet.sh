@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # tests/e2e/lib/fleet.sh - what the fleet_* tests share (sourced after lib/http.sh, never run;
 # asserts nothing): fleet_start runs build/progs/fleet_host under the collector, fed through
 # the FIFO $tmp/in (descriptor 3); cmd sends it one command and waits for its "ok <ns>"

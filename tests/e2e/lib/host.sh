@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # tests/e2e/lib/host.sh - helpers for the host_* tests: run a real program unprofiled and under
 # the collector, compare what it printed and how it exited, and check the dumps it left.
 # Sourced, never run. Every function fails the test (exit 1) with a message naming what differed.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # tests/e2e/lib/http.sh - what the http_* and sec_http_* tests share: a scratch directory $tmp
 # and the host's $pid, cleaned up at exit (the host is told to stop through $tmp/stop and
 # $tmp/go, then killed), the failure counter $fails with fail/ok, free_port, fetch/header/json

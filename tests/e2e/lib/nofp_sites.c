@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * nofp_sites.c - a known-truth program for accuracy_nofp.sh, compiled by that test with -O2
  * -fomit-frame-pointer, so a frame-pointer walk cannot find the callers and only DWARF (CFI)

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 """push_standin.py - a loopback stand-in for one continuous-profiling backend, for the push
 tests. It enforces what the real server checks (and rejects what it rejects), saves every
 accepted profile and what came with it, and answers like the backend.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # tests/e2e/lib/rustjem.sh - builds tests/progs/rust_jemalloc (a Rust program whose global
 # allocator is a statically linked _rjem_ jemalloc with profiling) once, offline, from the
 # crates Debian's librust-jemalloc-sys-dev installs under /usr/share/cargo/registry, into

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # tests/e2e/lib/test.sh - the prologue of the cli_*, flame_svg, report_series and
 # readers_vs_jeprof tests: ROOT and HEAPTAP defaults, a scratch directory $TMP removed at exit,
 # the failure flag $fail (the script ends with `exit $fail`), and check LABEL WANT GOT.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 // hog.cc - a C++ host for tests/e2e/host_cxx.sh: exceptions thrown and caught across frames,
 // std containers (vector growth, map, string), threads, and one function keeping 64 MiB live.
 #include <cstdio>

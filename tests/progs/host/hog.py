@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # hog.py - a python3 host for tests/e2e/host_python.sh: large bytearrays (malloc through
 # PyMem_RawMalloc, kept live), a dict of many small objects, and churn. Deterministic output.
 import sys

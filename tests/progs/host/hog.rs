@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // hog.rs - a Rust host for tests/e2e/host_rust.sh, using the system allocator (the default):
 // a function keeping 64 MiB of Vecs live, threads with their own allocations, a HashMap.
 use std::collections::HashMap;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // rust_jemalloc - allocates from two functions of its own through a statically linked,
 // _rjem_-prefixed jemalloc (the #[global_allocator] below calls _rjem_mallocx/_rjem_sdallocx,
 // like tikv-jemallocator): hog_rust keeps 24 x 1 MiB live, churn_rust allocates and frees
