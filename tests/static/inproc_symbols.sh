@@ -6,7 +6,10 @@
 # dlsym). So every undefined symbol must be on the allowlist below (system calls, string
 # functions, pthread, dl*, libunwind, zlib, libm); a forbidden one fails with its name, and
 # an unknown one fails too, so that a new import is looked at before it is allowed. Exports
-# must be exactly the malloc family, C++ operator new/delete, dlclose and heaptap_*.
+# must be exactly the malloc family, C++ operator new/delete, dlclose, jemalloc's mallctl and
+# heaptap_*; never jemalloc's other entry points (mallocx, sdallocx, nallocx, rallocx, xallocx,
+# sallocx, dallocx, malloc_stats_print, mallctlnametomib, mallctlbymib): programs take their
+# presence for "jemalloc is the allocator" (docs/INTERNALS.md "mallctl").
 set -u
 lib="${HEAPTAP_LIB:-build/libheaptap.so}"
 [ -f "$lib" ] || { echo "no $lib (run make)"; exit 1; }
@@ -62,7 +65,7 @@ done
 # the C++ operators: the one list in lib/cxxops.h
 cxx_names=$(sed -n 's/^[[:space:]]*X(RCXX_[A-Z_]*, \(_Z[A-Za-z0-9_]*\)).*/\1/p' "${ROOT:-.}/lib/cxxops.h")
 [ "$(echo $cxx_names | wc -w)" -eq 20 ] || { echo "cannot read the 20 operators from lib/cxxops.h"; exit 1; }
-want_exports=" aligned_alloc calloc cfree dlclose free malloc malloc_usable_size memalign
+want_exports=" aligned_alloc calloc cfree dlclose free malloc malloc_usable_size mallctl memalign
  posix_memalign pvalloc realloc reallocarray valloc $cxx_names "
 want_exports=" $(echo $want_exports) "
 nexp=0
@@ -70,6 +73,8 @@ for s in $(nm -D --defined-only --format=just-symbols "$lib" | sed 's/@.*//' | s
 	nexp=$((nexp + 1))
 	case "$s" in
 	heaptap_*) ;;
+	mallocx | sdallocx | nallocx | rallocx | xallocx | sallocx | dallocx | malloc_stats_print | mallctlnametomib | mallctlbymib)
+		echo "forbidden export: $s (programs probe it to decide jemalloc is the allocator)"; fail=1 ;;
 	*) if [[ "$want_exports" != *" $s "* ]]; then echo "unexpected export: $s"; fail=1; fi ;;
 	esac
 done
