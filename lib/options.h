@@ -55,6 +55,7 @@ struct options {
 	uint64_t prof_mem_limit;     /* the limit in bytes when no smaller cgroup limit (0 = none) */
 	char mem_cgroup[256];        /* the memory cgroup's directory ("" = found from /proc) */
 	int prof_peak;               /* keep the profile of the live heap at its peak (false) */
+	char prof_procs[256];        /* executables that profile and serve, globs joined by '+' ("" = all) */
 };
 
 /* Fills o with the defaults. */

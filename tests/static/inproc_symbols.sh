@@ -27,7 +27,7 @@ allowed=' _ITM_deregisterTMCloneTable _ITM_registerTMCloneTable __cxa_atexit __c
  exit abort raise kill getpid gettid syscall sysconf time clock_gettime nanosleep sched_yield
  open openat close read write pread pwrite lseek fstat stat access readlink rename unlink
  renameat unlinkat fstatat fchmod fcntl getrlimit getauxval geteuid getuid
- ftruncate getcwd mkdtemp memfd_create pipe2 poll madvise mmap munmap mremap waitpid
+ getsid ftruncate getcwd mkdtemp memfd_create pipe2 poll madvise mmap munmap mremap waitpid
  fdatasync getenv sigaction sigemptyset sigfillset sigaddset pthread_sigmask
  sem_init sem_post sem_wait sem_clockwait sem_timedwait
  memchr memcmp memcpy memmove memset strchr strcmp strcpy strlen strncmp strrchr strstr
