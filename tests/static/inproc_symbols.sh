@@ -5,7 +5,8 @@
 # or stdio/locale directly (it reaches the real allocator only through pointers found with
 # dlsym). So every undefined symbol must be on the allowlist below (system calls, string
 # functions, pthread, dl*, libunwind, zlib, libm); a forbidden one fails with its name, and
-# an unknown one fails too, so that a new import is looked at before it is allowed. Exports
+# an unknown one fails too, so that a new import is looked at before it is allowed. The one
+# stdio import, fcloseall, is prof_leak_error's flush inside exit() (lib/lifecycle.c). Exports
 # must be exactly the malloc family, C++ operator new/delete, dlclose, jemalloc's mallctl and
 # heaptap_*; never jemalloc's other entry points (mallocx, sdallocx, nallocx, rallocx, xallocx,
 # sallocx, dallocx, malloc_stats_print, mallctlnametomib, mallctlbymib): programs take their
@@ -45,7 +46,8 @@ allowed=' _ITM_deregisterTMCloneTable _ITM_registerTMCloneTable __cxa_atexit __c
  socket bind listen accept accept4 setsockopt getsockopt getsockname connect recv send shutdown inet_ntop inet_pton
  chmod lstat getuid geteuid
  posix_spawn posix_spawn_file_actions_init posix_spawn_file_actions_addopen
- posix_spawn_file_actions_adddup2 posix_spawn_file_actions_destroy '
+ posix_spawn_file_actions_adddup2 posix_spawn_file_actions_destroy
+ fcloseall '
 
 # one line, single spaces, so " name " matches whole names
 forbidden=" $(echo $forbidden) "
