@@ -212,7 +212,7 @@ HEAPTAP_TEXT static int account(struct tstate *t, uint64_t c)
 
 	int sample = 0;
 	uint32_t gen = __atomic_load_n(&core.gen, __ATOMIC_ACQUIRE);
-	int active = __atomic_load_n(&core.active, __ATOMIC_RELAXED);
+	int active = __atomic_load_n(&core.active, __ATOMIC_RELAXED) && !t->thread_off;
 	uint64_t period = __atomic_load_n(&core.period, __ATOMIC_RELAXED);
 	if (t->gen != gen) {
 		/* first event of the thread, or the rate/switch changed: draw afresh */
@@ -668,6 +668,21 @@ int core_set_active(int on)
 	int old = __atomic_exchange_n(&core.active, on ? 1 : 0, __ATOMIC_ACQ_REL);
 	if (old != (on ? 1 : 0))
 		core_rearm_all();
+	return old;
+}
+
+int core_set_thread_active(int on)
+{
+	struct tstate *t = &tstate_tls;
+	int old = !t->thread_off;
+	t->thread_off = !on;
+	if (old != (on ? 1 : 0)) {
+		/* this thread draws afresh on its next allocation, its count kept exact */
+		if (t->armed > t->until)
+			t->nbytes += t->armed - t->until;
+		t->armed = t->until = 0;
+		t->gen = 0;
+	}
 	return old;
 }
 

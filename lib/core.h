@@ -111,6 +111,9 @@ void core_note_dlclose(void *handle);
 /* The sampling switch: sets it (0/1) and returns the old state; every thread re-arms. */
 int core_set_active(int on);
 int core_active(void);
+/* The calling thread's own switch (jemalloc's thread.prof.active; on in every new thread): a
+   thread with it off is never sampled while the process switch is on. Returns the old state. */
+int core_set_thread_active(int on);
 /* log2 of the current mean sample interval. */
 unsigned core_lg_sample(void);
 /* Forgets every sample and sets the interval to 2^lg_sample. The caller holds the dump lock

@@ -14,6 +14,7 @@
 #include "http_server.h"
 
 #include "peercred.h"
+#include "procsel.h"
 #include "sys.h"
 #include "tstate.h"
 
@@ -1115,7 +1116,12 @@ int http_server_start(const char *addr, const char *tok, const struct http_app *
 		outbuf_puts(&ob, ": ");
 		outbuf_puts(&ob, errname(-fd));
 		why[ob.len] = 0;
-		log_line("cannot listen on ", shown, why);
+		if (fd != -EADDRINUSE)
+			log_line("cannot listen on ", shown, why);
+		else if (procsel_busy_first(shown)) /* once per launch tree */
+			log_line("cannot listen on ", shown, ": Address already in use (another process"
+			         " holds it; in a tree of processes prof_procs names the one that serves,"
+			         " docs/HTTP.md)");
 		atomic_store(&running, 0);
 		return fd;
 	}

@@ -250,6 +250,11 @@ int jemalloc_backend_enabled(void)
 	return detected > 0 && prof_on;
 }
 
+int jemalloc_backend_ctl(const char *name, void *oldp, size_t *oldlenp, void *newp, size_t newlen)
+{
+	return je_ctl ? je_ctl(name, oldp, oldlenp, newp, newlen) : ENOENT;
+}
+
 int jemalloc_backend_bool(const char *name)
 {
 	bool v = false;

@@ -15,6 +15,7 @@
 #ifndef HEAPTAP_LIB_JEMALLOC_BACKEND_H
 #define HEAPTAP_LIB_JEMALLOC_BACKEND_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "../base/outbuf.h"
@@ -55,6 +56,10 @@ int jemalloc_backend_reset(unsigned lg_sample);
 
 /* prof.lg_sample, or -errno. */
 int jemalloc_backend_lg_sample(void);
+
+/* The jemalloc's mallctl itself, whatever its prefix: jemalloc's return value (0 or a
+   positive errno), ENOENT when no jemalloc was found. */
+int jemalloc_backend_ctl(const char *name, void *oldp, size_t *oldlenp, void *newp, size_t newlen);
 
 /* Reads a bool mallctl (opt.prof, config.prof, ...). Returns 0/1 or -errno. */
 int jemalloc_backend_bool(const char *name);

@@ -13,11 +13,13 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "../base/outbuf.h"
 #include "backend.h"
 #include "bgthread.h"
 #include "cfi.h"
@@ -71,6 +73,27 @@ static void fork_child(void)
 
 /* ---- exit ---- */
 
+/*
+ * prof_leak_error's exit: the status becomes 1, after the program's buffered output is out and
+ * with one line saying why. It runs inside exit()'s handlers (heaptap's was registered at
+ * start-up, so the program's own have run), where exit() would next flush stdio and call
+ * _exit with the program's status; fcloseall() is that very flush (glibc: the same internal
+ * call, _IO_cleanup, exit() makes next), so nothing the program wrote is lost, and then
+ * _exit(1). The one stdio call of the collector (docs/INTERNALS.md "Host-safety rules").
+ */
+static void exit_leak_error(uint64_t leaked)
+{
+	fcloseall();
+	char line[200];
+	struct outbuf ob;
+	outbuf_init(&ob, line, sizeof line - 1, -1);
+	outbuf_puts(&ob, "heaptap: prof_leak_error: exit status 1, because ~");
+	outbuf_u64(&ob, leaked);
+	outbuf_puts(&ob, " bytes are still allocated at exit (the leak summary above)\n");
+	(void)write_all(2, line, ob.len);
+	_exit(1);
+}
+
 static void at_exit(void)
 {
 	tstate_enter();
@@ -86,7 +109,7 @@ static void at_exit(void)
 	if (o->prof_leak) {
 		uint64_t leaked = dump_leak_summary(name);
 		if (o->prof_leak_error && leaked > 0)
-			_exit(1);
+			exit_leak_error(leaked);
 	}
 	tstate_leave();
 }

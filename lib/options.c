@@ -17,6 +17,7 @@
 #include "../base/elffile.h"
 #include "../base/outbuf.h"
 #include "dumpfmt.h"
+#include "procsel.h"
 #include "sys.h"
 
 extern char **environ;
@@ -474,6 +475,11 @@ static void apply(struct options *o, struct span key, struct span v, struct repo
 		}
 		return;
 	}
+	if (span_eq(key, "prof_procs")) {
+		if (parse_string(v, o->prof_procs, sizeof o->prof_procs))
+			bad_value(r, key, v, "executable names or globs joined by '+', shorter than 256 bytes", "all");
+		return;
+	}
 	if (span_eq(key, "mem_cgroup")) {
 		if (parse_string(v, o->mem_cgroup, sizeof o->mem_cgroup))
 			bad_value(r, key, v, "a directory shorter than 256 bytes", "found from /proc");
@@ -696,8 +702,11 @@ void options_load(void)
 	}
 	legacy[ob.truncated ? 0 : ob.len] = 0;
 	const char *conf = env_get("HEAPTAP_CONF");
-	if (legacy[0]) {
+	if (legacy[0])
 		options_parse(&g_opts, legacy, 2);
+	options_parse(&g_opts, conf, 2);
+	/* prof_procs and the launchers' rule; a process passed through says nothing */
+	if (procsel_apply(&g_opts) && legacy[0]) {
 		char line[2300];
 		outbuf_init(&ob, line, sizeof line - 1, -1);
 		outbuf_puts(&ob, "heaptap: options from ");
@@ -711,7 +720,6 @@ void options_load(void)
 		outbuf_puts(&ob, conf && *conf ? "), then HEAPTAP_CONF, which wins\n" : ")\n");
 		(void)write_all(2, line, ob.len);
 	}
-	options_parse(&g_opts, conf, 2);
 }
 
 const char *options_unwind_name(int mode)

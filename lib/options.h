@@ -69,6 +69,7 @@ struct options {
 	uint64_t push_queue;         /* profiles kept while the backend is down (8) */
 	uint64_t push_timeout_ms;    /* connect + send + reply, per attempt (10000) */
 	uint64_t push_retries;       /* attempts per profile beyond the first (3) */
+	char prof_procs[256];        /* executables that profile and serve, globs joined by '+' ("" = all) */
 };
 
 /* Fills o with the defaults. */

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 # scripts/spdx.py - the license line of every source file: `--check` lists the tracked source
 # files (C, C++, headers, shell, Python, Rust, Perl, Makefile, version scripts) without an
 # SPDX-License-Identifier line among their first three lines and exits 1 when there are any;

@@ -6,8 +6,12 @@
 # or stdio/locale directly (it reaches the real allocator only through pointers found with
 # dlsym). So every undefined symbol must be on the allowlist below (system calls, string
 # functions, pthread, dl*, libm: no libunwind, no zlib); a forbidden one fails with its name, and
-# an unknown one fails too, so that a new import is looked at before it is allowed. Exports
-# must be exactly the malloc family, C++ operator new/delete, dlclose and heaptap_*.
+# an unknown one fails too, so that a new import is looked at before it is allowed. The one
+# stdio import, fcloseall, is prof_leak_error's flush inside exit() (lib/lifecycle.c). Exports
+# must be exactly the malloc family, C++ operator new/delete, dlclose, jemalloc's mallctl and
+# heaptap_*; never jemalloc's other entry points (mallocx, sdallocx, nallocx, rallocx, xallocx,
+# sallocx, dallocx, malloc_stats_print, mallctlnametomib, mallctlbymib): programs take their
+# presence for "jemalloc is the allocator" (docs/INTERNALS.md "mallctl").
 set -u
 lib="${HEAPTAP_LIB:-build/libheaptap.so}"
 [ -f "$lib" ] || { echo "no $lib (run make)"; exit 1; }
@@ -25,7 +29,7 @@ allowed=' _ITM_deregisterTMCloneTable _ITM_registerTMCloneTable __cxa_atexit __c
  exit abort raise kill getpid gettid syscall sysconf time clock_gettime nanosleep sched_yield
  open openat close read write pread pwrite lseek fstat stat access readlink rename unlink
  renameat unlinkat fstatat fchmod fcntl getrlimit getauxval geteuid getuid
- ftruncate getcwd mkdtemp memfd_create pipe2 poll madvise mmap munmap mremap waitpid
+ getsid ftruncate getcwd mkdtemp memfd_create pipe2 poll madvise mmap munmap mremap waitpid
  fdatasync getenv sigaction sigemptyset sigfillset sigaddset pthread_sigmask
  mincore
  memchr memcmp memcpy memmove memset strchr strcmp strcpy strlen strncmp strrchr strstr
@@ -40,7 +44,8 @@ allowed=' _ITM_deregisterTMCloneTable _ITM_registerTMCloneTable __cxa_atexit __c
  socket bind listen accept accept4 setsockopt getsockopt getsockname connect recv send shutdown inet_ntop inet_pton
  chmod lstat getuid geteuid uname
  posix_spawn posix_spawn_file_actions_init posix_spawn_file_actions_addopen
- posix_spawn_file_actions_adddup2 posix_spawn_file_actions_destroy '
+ posix_spawn_file_actions_adddup2 posix_spawn_file_actions_destroy
+ fcloseall '
 
 # one line, single spaces, so " name " matches whole names
 forbidden=" $(echo $forbidden) "
@@ -60,7 +65,7 @@ done
 # the C++ operators: the one list in lib/cxxops.h
 cxx_names=$(sed -n 's/^[[:space:]]*X(RCXX_[A-Z_]*, \(_Z[A-Za-z0-9_]*\)).*/\1/p' "${ROOT:-.}/lib/cxxops.h")
 [ "$(echo $cxx_names | wc -w)" -eq 20 ] || { echo "cannot read the 20 operators from lib/cxxops.h"; exit 1; }
-want_exports=" aligned_alloc calloc cfree dlclose free malloc malloc_usable_size memalign
+want_exports=" aligned_alloc calloc cfree dlclose free malloc malloc_usable_size mallctl memalign
  posix_memalign pvalloc realloc reallocarray valloc $cxx_names "
 want_exports=" $(echo $want_exports) "
 nexp=0
@@ -68,6 +73,8 @@ for s in $(nm -D --defined-only --format=just-symbols "$lib" | sed 's/@.*//' | s
 	nexp=$((nexp + 1))
 	case "$s" in
 	heaptap_*) ;;
+	mallocx | sdallocx | nallocx | rallocx | xallocx | sallocx | dallocx | malloc_stats_print | mallctlnametomib | mallctlbymib)
+		echo "forbidden export: $s (programs probe it to decide jemalloc is the allocator)"; fail=1 ;;
 	*) if [[ "$want_exports" != *" $s "* ]]; then echo "unexpected export: $s"; fail=1; fi ;;
 	esac
 done
