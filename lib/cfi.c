@@ -596,28 +596,19 @@ static uint32_t give_up(void)
 	return 0;
 }
 
-/* Built with frame pointers (the Makefile's flags for lib/), like the frame the caller names:
-   a CFA at rbp + 16, the return address at rbp + 8 and the caller's rbp at rbp. */
-__attribute__((noinline, section("heaptap_text"))) uint32_t
-cfi_backtrace(uintptr_t *pcs, uint32_t max, const void *start, uintptr_t stack_lo,
-              uintptr_t stack_hi)
+/* The walk from a frame state: pc (exact for the first frame when `exact`, else a return
+   address), its sp and the rbp it runs with. */
+static uint32_t walk(uintptr_t *pcs, uint32_t max, uintptr_t pc, uintptr_t sp, uintptr_t bp,
+                     int exact, uintptr_t stack_lo, uintptr_t stack_hi)
 {
-	if (!__atomic_load_n(&cache, __ATOMIC_ACQUIRE) || max == 0)
-		return give_up();
 	uint32_t gen = __atomic_load_n(&cache_gen, __ATOMIC_ACQUIRE);
-	const uintptr_t *fp = __builtin_frame_address(0);
-	if (start) {
-		if ((uintptr_t)start < stack_lo || (uintptr_t)start + 16 > stack_hi)
-			return give_up();
-		fp = start;
-	}
-	uintptr_t pc = fp[1], sp = (uintptr_t)(fp + 2), bp = fp[0];
 	uint32_t n = 0;
 	for (;;) {
 		pcs[n++] = pc;
 		if (n == max)
 			break;
-		uint64_t rule = lookup(pc - 1, gen);
+		uint64_t rule = lookup(exact ? pc : pc - 1, gen);
+		exact = 0;
 		int kind = rule_kind(rule);
 		if (kind == RULE_LAST)
 			break;
@@ -641,4 +632,30 @@ cfi_backtrace(uintptr_t *pcs, uint32_t max, const void *start, uintptr_t stack_l
 			break;
 	}
 	return n;
+}
+
+/* Built with frame pointers (the Makefile's flags for lib/), like the frame the caller names:
+   a CFA at rbp + 16, the return address at rbp + 8 and the caller's rbp at rbp. */
+__attribute__((noinline, section("heaptap_text"))) uint32_t
+cfi_backtrace(uintptr_t *pcs, uint32_t max, const void *start, uintptr_t stack_lo,
+              uintptr_t stack_hi)
+{
+	if (!__atomic_load_n(&cache, __ATOMIC_ACQUIRE) || max == 0)
+		return give_up();
+	const uintptr_t *fp = __builtin_frame_address(0);
+	if (start) {
+		if ((uintptr_t)start < stack_lo || (uintptr_t)start + 16 > stack_hi)
+			return give_up();
+		fp = start;
+	}
+	return walk(pcs, max, fp[1], (uintptr_t)(fp + 2), fp[0], 0, stack_lo, stack_hi);
+}
+
+uint32_t cfi_backtrace_context(uintptr_t *pcs, uint32_t max, uintptr_t pc, uintptr_t sp,
+                               uintptr_t bp, uintptr_t stack_lo, uintptr_t stack_hi)
+{
+	if (!__atomic_load_n(&cache, __ATOMIC_ACQUIRE) || max == 0 || pc < 4096 || sp < stack_lo ||
+	    sp >= stack_hi)
+		return give_up();
+	return walk(pcs, max, pc, sp, bp, 1, stack_lo, stack_hi);
 }

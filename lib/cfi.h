@@ -7,8 +7,8 @@
  * It answers for the common frames only; anything the rules above cannot say (a CFA given by
  * an expression or another register, a signal frame, code without unwind information, a
  * frame outside the thread's stack) makes cfi_backtrace return 0, and the caller unwinds the
- * sample with libunwind instead. No malloc, no stdio, no lock on the read side; not
- * async-signal-safe (neither is the sampling path that calls it).
+ * sample with libunwind instead. No malloc, no stdio, no lock on the read side: the walk is
+ * async-signal-safe, and the CPU profiler's signal handler uses it (cfi_backtrace_context).
  */
 #ifndef HEAPTAP_LIB_CFI_H
 #define HEAPTAP_LIB_CFI_H
@@ -29,6 +29,17 @@ int cfi_init(void);
  */
 uint32_t cfi_backtrace(uintptr_t *pcs, uint32_t max, const void *fp, uintptr_t stack_lo,
                        uintptr_t stack_hi);
+
+/*
+ * The same walk from an interrupted context (a signal handler's ucontext): pc is the exact
+ * instruction address of the first frame (not a return address), sp and bp its rsp and rbp;
+ * pcs[0] = pc. Reads the stack only inside [stack_lo, stack_hi), and sp must lie there.
+ * Returns the depth, or 0 when some frame cannot be unwound by the rules. Async-signal-safe:
+ * no lock, no allocation; the rule cache is read lock-free, and a rule computed while another
+ * writer fills the cache is simply not cached (_dl_find_object is async-signal-safe).
+ */
+uint32_t cfi_backtrace_context(uintptr_t *pcs, uint32_t max, uintptr_t pc, uintptr_t sp,
+                               uintptr_t bp, uintptr_t stack_lo, uintptr_t stack_hi);
 
 /* Forgets every cached rule (after an object is unloaded: its addresses may be reused). */
 void cfi_forget_all(void);
