@@ -26,7 +26,6 @@ static void go_error(struct http_exchange *x, int status, const char *msg)
 	http_server_reply_text(x, status, msg);
 	outbuf_putc(&x->ob, '\n');
 	http_server_header(x, "X-Go-Pprof", "1");
-	http_server_header(x, "X-Content-Type-Options", "nosniff");
 }
 
 static void deliver(struct http_exchange *x)

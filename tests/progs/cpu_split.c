@@ -4,7 +4,7 @@
  *   main thread:     work_a 3 units, work_b 1 unit (3:1 in one thread)
  *   side thread:     work_side 2 units (started before profiling)
  *   late thread:     work_late 2 units (started after profiling started)
- *   thread pool:     work_pool 2 units in 40 short-lived threads
+ *   thread pool:     work_pool 2 units in 10 short-lived threads (4 at a time)
  * Total 10 units. Usage: cpu_split MODE UNIT_ITERS [OUT]
  *   MODE api:    heaptap_cpu_start/stop/write(OUT) through dlsym
  *   MODE env:    the profiler runs from the environment (cpu_prof, CPUPROFILE)
@@ -14,6 +14,8 @@
  *                with heaptap_cpu_write (expects -ENOENT: no profile inherited); prints
  *                "child_write <rc>"
  *   MODE storm:  api at the rate given, while 4 threads malloc/free hard; prints "storm ok"
+ *   MODE loop:   until the file OUT exists (at most 100 s): the main thread repeats work_a 3,
+ *                work_b 1 and a side thread work_side 2 (for the HTTP endpoints); prints "ready"
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -23,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static volatile unsigned long sink;
@@ -48,7 +51,7 @@ __attribute__((noinline)) void child_work(long units) { spin(units * unit); KEEP
 
 static void *side_main(void *arg) { work_side(2); return arg; }
 static void *late_main(void *arg) { work_late(2); return arg; }
-static void *pool_main(void *arg) { work_pool(2 * unit / 40); return arg; }
+static void *pool_main(void *arg) { work_pool(2 * unit / 10); return arg; }
 
 static int (*cpu_start)(void), (*cpu_stop)(void), (*cpu_write)(const char *);
 
@@ -65,7 +68,7 @@ static void lookup(void)
 
 static void run_split(void)
 {
-	pthread_t side, late, pool[40];
+	pthread_t side, late, pool[12];
 	/* the side thread exists before the profile starts in api mode: it is found in
 	   /proc/self/task */
 	pthread_create(&side, NULL, side_main, NULL);
@@ -79,10 +82,11 @@ static void run_split(void)
 	pthread_create(&late, NULL, late_main, NULL);
 	work_a(3);
 	work_b(1);
-	for (int i = 0; i < 40; i += 4) {
-		for (int k = i; k < i + 4; k++)
+	for (int i = 0; i < 10; i += 4) {
+		int n = i + 4 <= 10 ? 4 : 10 - i;
+		for (int k = i; k < i + n; k++)
 			pthread_create(&pool[k], NULL, pool_main, NULL);
-		for (int k = i; k < i + 4; k++)
+		for (int k = i; k < i + n; k++)
 			pthread_join(pool[k], NULL);
 	}
 	pthread_join(side, NULL);
@@ -106,6 +110,13 @@ static void *storm_main(void *arg)
 	return arg;
 }
 
+static void *loop_side(void *arg)
+{
+	while (!storm_stop)
+		work_side(2);
+	return arg;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
@@ -114,6 +125,19 @@ int main(int argc, char **argv)
 	}
 	const char *mode = argv[1], *out = argc > 3 ? argv[3] : NULL;
 	unit = atol(argv[2]);
+	if (strcmp(mode, "loop") == 0 && out) {
+		pthread_t side;
+		pthread_create(&side, NULL, loop_side, (void *)out);
+		printf("ready\n");
+		fflush(stdout);
+		for (time_t end = time(NULL) + 100; access(out, F_OK) != 0 && time(NULL) < end;) {
+			work_a(3);
+			work_b(1);
+		}
+		storm_stop = 1;
+		pthread_join(side, NULL);
+		return 0;
+	}
 	if (strcmp(mode, "env") == 0) {
 		run_split();
 		return 0;
