@@ -181,20 +181,19 @@ static uint64_t comments(struct pbwrite *pb, const struct cpu_source *src)
 		uint64_t v;
 	} nums[] = {
 		{"pid", (uint64_t)(src->pid > 0 ? src->pid : 0)}, {"hz", src->hz},
-		{"samples", l->signals}, {"overruns", l->overruns},
+		{"cpu_samples", l->signals}, {"overruns", l->overruns},
 		{"lost_buffer_full", l->lost_full}, {"lost_in_heaptap", l->lost_inside},
 		{"lost_table", l->lost_table}, {"unwind_fp_fallback", l->unwind_fp},
 		{"truncated", l->truncated}, {"threads", l->threads},
 		{"threads_failed", l->threads_failed},
 	};
-	uint64_t n = 0;
-	comment(pb, "profile", "cpu", 0), n++;
-	comment(pb, "timer", src->timer, 0), n++;
-	comment(pb, "cmdline", src->cmdline ? src->cmdline : "", 0), n++;
-	comment(pb, "exe", src->exe_path ? src->exe_path : "", 0), n++;
+	comment(pb, "profile", "cpu", 0);
+	comment(pb, "timer", src->timer, 0);
+	comment(pb, "cmdline", src->cmdline ? src->cmdline : "", 0);
+	comment(pb, "exe", src->exe_path ? src->exe_path : "", 0);
 	for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++)
-		comment(pb, nums[i].key, NULL, nums[i].v), n++;
-	return n;
+		comment(pb, nums[i].key, NULL, nums[i].v);
+	return 4 + sizeof nums / sizeof nums[0];
 }
 
 static void write_header(struct pbwrite *pb, const struct cpu_source *src)
