@@ -3,7 +3,8 @@
 # format written from the same kind of run (build/progs/cpu_split, 3:1 split of work_a and
 # work_b) give `heaptap top` in seconds ("Total: N s") with work_a's cumulative time about
 # three times work_b's, and `heaptap collapsed` stacks ending in work_a;spin / work_b;spin
-# whose values (CPU nanoseconds) keep the split.
+# whose values (CPU nanoseconds) keep the split. `heaptap run --cpu` writes the run's CPU profile
+# beside the heap dump and names it, with its CPU time, in the files list.
 set -u
 . "$(dirname "$0")/lib/common.sh"
 . "$(dirname "$0")/lib/cpu.sh"
@@ -23,4 +24,11 @@ for f in pb prof; do
 		"$d/col.$f" >"$d/col.$f.txt"
 	cpu_share "$d/col.$f.txt" work_a "work_a work_b" 0.65 0.85 || ht_fail "collapsed of s.$f: split is off"
 done
+$HEAPTAP_PLAIN run --cpu --out "$d/ro" -- "$BIN" env 60000000 >"$d/run.out" 2>&1 || { cat "$d/run.out"; ht_fail "heaptap run --cpu failed"; }
+line=$(grep 'CPU profile (go tool pprof):' "$d/run.out") || { cat "$d/run.out"; ht_fail "run --cpu names no CPU profile"; }
+f=$(echo "$line" | awk '{ print $5 }')
+[ -s "$f" ] || ht_fail "run --cpu: $f is missing"
+echo "$line" | grep -Eq '\([0-9]+\.[0-9]{2} s of CPU time\)' || ht_fail "run --cpu: no CPU time in '$line'"
+$HEAPTAP top "$BIN" "$f" | awk '$6 ~ /^work_/ { print $6, $4 }' >"$d/run.txt"
+cpu_share "$d/run.txt" work_a "work_a work_b" 0.55 0.92 || ht_fail "run --cpu: split is off"
 echo ok
