@@ -26,7 +26,7 @@ for f in pb prof; do
 done
 $HEAPTAP_PLAIN run --cpu --out "$d/ro" -- "$BIN" env 60000000 >"$d/run.out" 2>&1 || { cat "$d/run.out"; ht_fail "heaptap run --cpu failed"; }
 line=$(grep 'CPU profile (go tool pprof):' "$d/run.out") || { cat "$d/run.out"; ht_fail "run --cpu names no CPU profile"; }
-f=$(echo "$line" | awk '{ print $5 }')
+f=$(echo "$line" | awk '{ print $6 }')
 [ -s "$f" ] || ht_fail "run --cpu: $f is missing"
 echo "$line" | grep -Eq '\([0-9]+\.[0-9]{2} s of CPU time\)' || ht_fail "run --cpu: no CPU time in '$line'"
 $HEAPTAP top "$BIN" "$f" | awk '$6 ~ /^work_/ { print $6, $4 }' >"$d/run.txt"
