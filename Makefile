@@ -27,7 +27,8 @@ SAN      := -fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recov
 TSAN     := -fsanitize=thread -fno-omit-frame-pointer -DHEAPTAP_LOCKRANK
 
 # Profile code that runs inside the host: writers and math, no malloc.
-PROFILE_INPROC := $(wildcard profile/heapv2_write.c profile/pprof_write.c profile/unbias.c profile/pbwrite.c profile/legacy_write.c profile/pushfmt.c)
+PROFILE_INPROC := $(wildcard profile/heapv2_write.c profile/pprof_write.c profile/unbias.c profile/pbwrite.c profile/legacy_write.c profile/pushfmt.c \
+                            profile/cpu_pprof_write.c profile/gperf_cpu_write.c)
 
 BASE_SRC    := $(wildcard base/*.c)
 PROFILE_SRC := $(wildcard profile/*.c)
@@ -36,7 +37,7 @@ CLI_SRC     := $(wildcard cli/*.c cli/sym/*.c cli/render/*.c)
 CLI_MAIN    := cli/main.c
 
 INPROC_SRC  := $(BASE_SRC) $(PROFILE_INPROC) $(LIB_SRC)
-CORE_SRC    := $(BASE_SRC) $(PROFILE_INPROC) $(filter-out lib/interpose.c lib/interpose_cxx.c,$(LIB_SRC))
+CORE_SRC    := $(BASE_SRC) $(PROFILE_INPROC) $(filter-out lib/interpose.c lib/interpose_cxx.c lib/cpu_threads.c,$(LIB_SRC))
 TOOL_SRC    := $(BASE_SRC) $(PROFILE_SRC) $(filter-out $(CLI_MAIN),$(CLI_SRC))
 
 # The collector: position independent, hidden by default, initial-exec TLS (no lazy TLS malloc).

@@ -6,6 +6,7 @@ set -u
 cd "$(dirname "$0")/.."
 rc=0
 bench/overhead.sh || rc=1
+bench/cpu.sh || rc=1
 bench/flame.sh || rc=1
 bench/fastpath.sh || rc=1
 bench/analyze.sh || rc=1

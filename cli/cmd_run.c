@@ -33,10 +33,10 @@
 #include "stacks.h"
 #include "views.h"
 
-enum { X_CONF = 1, X_OUT, X_TOP, X_QUIET };
+enum { X_CONF = 1, X_OUT, X_TOP, X_QUIET, X_CPU };
 
 static const char run_help[] =
-	"usage: heaptap run [--conf KEY:VAL,...] [--out DIR] [--top N] [--] PROG [ARGS...]\n"
+	"usage: heaptap run [--conf KEY:VAL,...] [--out DIR] [--top N] [--cpu] [--] PROG [ARGS...]\n"
 	"Runs PROG under the heaptap collector (libheaptap.so preloaded) and, when it exits, prints\n"
 	"what it allocated, what was live at exit, the allocation sites that held the most live\n"
 	"memory (function file:line, bytes, objects, %; 'from' names the program's own frame when\n"
@@ -48,6 +48,8 @@ static const char run_help[] =
 	"  --out DIR              where the files go (default: ./heaptap-out)\n"
 	"  --top N                how many sites to print (default 10)\n"
 	"  -q, --quiet            print no report, only write the files\n"
+	"  --cpu                  also profile CPU time (cpu_prof:true): a pprof CPU profile of the\n"
+	"                         run, DIR/heaptap.<pid>.cpu.pb, and its total in the report\n"
 	"  --lib_prefix=DIR[,DIR] --sysroot=DIR --debug-dir=DIR   where the program, its libraries\n"
 	"                         and debug files are looked for, for the report and every file\n"
 	"  --keep-allocator       keep the allocator's frames (malloc, jemalloc, Rust's shims)\n"
@@ -65,6 +67,7 @@ struct run_opts {
 	const char *out;
 	long top;
 	int quiet;
+	int cpu;
 };
 
 static int handle(void *ctx, int id, const char *v)
@@ -75,6 +78,7 @@ static int handle(void *ctx, int id, const char *v)
 	case X_CONF: o->conf = v; break;
 	case X_OUT: o->out = v; break;
 	case X_QUIET: o->quiet = 1; break;
+	case X_CPU: o->cpu = 1; break;
 	case X_TOP:
 		errno = 0;
 		o->top = strtol(v, &end, 10);
@@ -742,11 +746,30 @@ static void write_views(const struct common_args *a, struct profile *p, char *co
 		ok[2] = views_pprof(names[2], a, p, 1) == 0; /* last: it trims p */
 }
 
+/* The CPU profile of the run (--cpu): its line in the files list, with the CPU time it holds. */
+static void print_cpu_file(const char *dir, const char *od, pid_t pid)
+{
+	char *path;
+	if (asprintf(&path, "%s/heaptap.%d.cpu.pb", dir, (int)pid) < 0)
+		return;
+	struct profile cp;
+	profile_init(&cp);
+	char err[256];
+	if (profile_read_file(path, &cp, err, sizeof(err)) == 0)
+		printf("  CPU profile (go tool pprof): %s%s (%.2f s of CPU time)\n", od, path + strlen(dir),
+		       profile_total(&cp, PV_INUSE_BYTES) / 1e9);
+	else
+		fprintf(stderr, "heaptap: run: no CPU profile: %s\n", err);
+	profile_release(&cp);
+	free(path);
+}
+
 int cmd_run(int argc, char **argv)
 {
 	struct run_opts o = {.out = "heaptap-out", .top = 10};
 	static const struct common_opt opts[] = {{"conf", 1, X_CONF}, {"out", 1, X_OUT}, {"top", 1, X_TOP},
-	                                         {"quiet", 0, X_QUIET}, {"q", 0, X_QUIET}, {NULL, 0, 0}};
+	                                         {"quiet", 0, X_QUIET}, {"q", 0, X_QUIET}, {"cpu", 0, X_CPU},
+	                                         {NULL, 0, 0}};
 	struct common_extra ex = {.opts = opts, .handle = handle, .ctx = &o, .help = run_help, .raw_positionals = 1};
 	struct common_args a;
 	int rc = common_parse(&a, argc, argv, &ex);
@@ -788,8 +811,9 @@ int cmd_run(int argc, char **argv)
 	for (int i = 0; sched[i]; i++)
 		own_schedule |= (envconf && strstr(envconf, sched[i])) || (o.conf && strstr(o.conf, sched[i]));
 	char *conf;
-	if (asprintf(&conf, "prof_prefix:%s/heaptap,prof_final:true,prof_accum:true,prof_peak:true%s%s%s%s%s", dir,
+	if (asprintf(&conf, "prof_prefix:%s/heaptap,prof_final:true,prof_accum:true,prof_peak:true%s%s%s%s%s%s", dir,
 	             own_schedule ? "" : ",prof_time_interval:5s,prof_max_dumps:1",
+	             o.cpu ? ",cpu_prof:true" : "",
 	             envconf && *envconf ? "," : "", envconf && *envconf ? envconf : "",
 	             o.conf && *o.conf ? "," : "", o.conf && *o.conf ? o.conf : "") < 0) {
 		free(dir);
@@ -810,6 +834,7 @@ int cmd_run(int argc, char **argv)
 	size_t nbefore;
 	char **before = list_final_dumps(dir, &nbefore);
 	int status = run_child(a.rest, lib, conf, &pid, &sig);
+	pid_t run_pid = pid;
 	if (status < 0) {
 		fprintf(stderr, "heaptap: run: %s: %s\n", a.rest[0], strerror(errno));
 		status = 1;
@@ -919,6 +944,8 @@ int cmd_run(int argc, char **argv)
 			printf("  flame graph:                 %s%s\n", od, names[1] + dl);
 		if (ok[2])
 			printf("  pprof (go tool pprof):       %s%s\n", od, names[2] + dl);
+		if (o.cpu)
+			print_cpu_file(dir, od, run_pid);
 		int others = nchild - (who != a.rest[0]) + (who != a.rest[0] && had_own);
 		if (others > 0)
 			printf("  final dumps of %d other process%s of this run in %s (heaptap top, merge)\n",

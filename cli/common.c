@@ -557,6 +557,9 @@ void common_warn_losses(const struct profile *p)
 		fprintf(stderr, "heaptap: warning: %s\n", line);
 }
 
+/* 1 once a CPU profile was loaded: values are samples and CPU nanoseconds (profile.cpu). */
+static int cpu_units;
+
 int common_load(const struct common_args *a, struct profile *p, int with_base)
 {
 	if (a->nprofiles == 0)
@@ -593,6 +596,7 @@ int common_load(const struct common_args *a, struct profile *p, int with_base)
 		fprintf(stderr, "heaptap: warning: %s carries no allocation totals, so %s is 0 "
 		                "(record them with prof_accum:true)\n", a->profiles[0], common_value_name(a->value_index));
 	common_warn_losses(p);
+	cpu_units = p->cpu;
 	return common_symbolize(a, p);
 }
 
@@ -603,6 +607,8 @@ int common_is_space(const struct common_args *a)
 
 const char *common_unit(const struct common_args *a)
 {
+	if (cpu_units)
+		return common_is_space(a) ? "s" : "samples";
 	if (!common_is_space(a))
 		return "objects";
 	return a->show_bytes ? "B" : "MB";
@@ -610,7 +616,9 @@ const char *common_unit(const struct common_args *a)
 
 char *common_fmt_value(const struct common_args *a, double v, char *buf, size_t cap)
 {
-	if (common_is_space(a) && !a->show_bytes)
+	if (cpu_units && common_is_space(a))
+		snprintf(buf, cap, "%.2f", v / 1e9); /* CPU nanoseconds as seconds */
+	else if (common_is_space(a) && !a->show_bytes)
 		snprintf(buf, cap, "%.1f", v / 1048576.0);
 	else
 		snprintf(buf, cap, "%lld", common_sat_ll(v));

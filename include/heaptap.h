@@ -61,6 +61,20 @@ long heaptap_stats_json(char *buf, size_t cap);
  */
 int heaptap_http_start(const char *addr);
 
+/*
+ * The CPU profiler (docs/CPU.md): samples every thread's stack each 1/cpu_hz seconds of that
+ * thread's CPU time (HEAPTAP_CONF cpu_hz, default 100) with a CPU-time timer per thread.
+ * heaptap_cpu_start starts a new profile of the run (-EALREADY when one runs; -EBUSY when
+ * another profiler owns the sampling signal, which one stderr line then says); heaptap_cpu_stop
+ * stops it and keeps what it collected (-ENOENT when none runs); heaptap_cpu_write writes it,
+ * running or stopped, to exactly path: pprof when path ends in ".pb" or ".pb.gz" (written
+ * uncompressed, which pprof reads), else gperftools' binary CPU format (jeprof, pprof).
+ * -ENOENT when no profile was ever started, -EIO when the file cannot be written.
+ */
+int heaptap_cpu_start(void);
+int heaptap_cpu_stop(void);
+int heaptap_cpu_write(const char *path);
+
 /* Returns the version string, HEAPTAP_VERSION of the library actually loaded. */
 const char *heaptap_version(void);
 

@@ -866,22 +866,14 @@ __attribute__((noinline)) static uint32_t walk_guessing(uintptr_t *pcs, uint32_t
 
 /* Built with frame pointers (the Makefile's flags for lib/), like the frame the caller names:
    a CFA at rbp + 16, the return address at rbp + 8 and the caller's rbp at rbp. */
-__attribute__((noinline, section("heaptap_text"))) uint32_t
-cfi_backtrace(uintptr_t *pcs, uint32_t max, const void *start, uintptr_t stack_lo,
-              uintptr_t stack_hi)
+/* The walk from frame state r (r.pc exact, not a return address, when exact is 1: a signal
+   frame's or an interrupted context's). Inlined into both entries, so cfi_backtrace's
+   instructions stay as they were. */
+static inline __attribute__((always_inline)) uint32_t
+walk_from(uintptr_t *pcs, uint32_t max, struct regs r, uintptr_t exact, uintptr_t stack_lo,
+          uintptr_t stack_hi, uint32_t gen)
 {
-	if (!__atomic_load_n(&cache, __ATOMIC_ACQUIRE) || max == 0)
-		return give_up();
-	uint32_t gen = __atomic_load_n(&cache_gen, __ATOMIC_ACQUIRE);
-	const uintptr_t *fp = __builtin_frame_address(0);
-	if (start) {
-		if ((uintptr_t)start < stack_lo || (uintptr_t)start + 16 > stack_hi)
-			return give_up();
-		fp = start;
-	}
-	struct regs r = { fp[1], (uintptr_t)(fp + 2), fp[0] };
 	uint32_t n = 0;
-	uintptr_t exact = 0; /* 1 after a signal frame: r.pc is where it was interrupted */
 	for (;;) {
 		pcs[n++] = r.pc;
 		if (n == max)
@@ -919,4 +911,32 @@ cfi_backtrace(uintptr_t *pcs, uint32_t max, const void *start, uintptr_t stack_l
 			break;
 	}
 	return n;
+}
+
+__attribute__((noinline, section("heaptap_text"))) uint32_t
+cfi_backtrace(uintptr_t *pcs, uint32_t max, const void *start, uintptr_t stack_lo,
+              uintptr_t stack_hi)
+{
+	if (!__atomic_load_n(&cache, __ATOMIC_ACQUIRE) || max == 0)
+		return give_up();
+	uint32_t gen = __atomic_load_n(&cache_gen, __ATOMIC_ACQUIRE);
+	const uintptr_t *fp = __builtin_frame_address(0);
+	if (start) {
+		if ((uintptr_t)start < stack_lo || (uintptr_t)start + 16 > stack_hi)
+			return give_up();
+		fp = start;
+	}
+	struct regs r = { fp[1], (uintptr_t)(fp + 2), fp[0] };
+	return walk_from(pcs, max, r, 0, stack_lo, stack_hi, gen);
+}
+
+uint32_t cfi_backtrace_context(uintptr_t *pcs, uint32_t max, uintptr_t pc, uintptr_t sp,
+                               uintptr_t bp, uintptr_t stack_lo, uintptr_t stack_hi)
+{
+	if (!__atomic_load_n(&cache, __ATOMIC_ACQUIRE) || max == 0 || pc < 4096 || sp < stack_lo ||
+	    sp >= stack_hi)
+		return give_up();
+	uint32_t gen = __atomic_load_n(&cache_gen, __ATOMIC_ACQUIRE);
+	struct regs r = { pc, sp, bp };
+	return walk_from(pcs, max, r, 1, stack_lo, stack_hi, gen);
 }

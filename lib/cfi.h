@@ -38,6 +38,18 @@ int cfi_init(void *dl_find_object);
 uint32_t cfi_backtrace(uintptr_t *pcs, uint32_t max, const void *fp, uintptr_t stack_lo,
                        uintptr_t stack_hi);
 
+/*
+ * The same walk from an interrupted context (a signal handler's ucontext): pc is the exact
+ * instruction address of the first frame (not a return address), sp and bp its rsp and rbp;
+ * pcs[0] = pc. Reads the stack only inside [stack_lo, stack_hi) (and, after a frame-pointer
+ * guess, pages mincore says are mapped), and sp must lie there. Returns the depth, or 0 when
+ * the walk cannot start. Async-signal-safe: no lock, no allocation; the rule cache is read
+ * lock-free, and a rule computed while another writer fills the cache is simply not cached.
+ * The CPU profiler's signal handler uses it (lib/cpu_sampler.c).
+ */
+uint32_t cfi_backtrace_context(uintptr_t *pcs, uint32_t max, uintptr_t pc, uintptr_t sp,
+                               uintptr_t bp, uintptr_t stack_lo, uintptr_t stack_hi);
+
 /* Forgets every cached rule (after an object is unloaded: its addresses may be reused). */
 void cfi_forget_all(void);
 

@@ -19,9 +19,10 @@
 #if defined(__x86_64__) && defined(__GLIBC__) && !defined(HEAPTAP_NO_GLIBC_COMPAT)
 
 /* The pre-2.34 homes of these are libpthread.so.0 and libdl.so.2: the Makefile links both
-   explicitly (--no-as-needed) so that an old glibc loads them for the library. */
+   explicitly (--no-as-needed) so that an old glibc loads them for the library. Not
+   pthread_create: the library defines it (lib/cpu_threads.c) and finds glibc's with
+   dlsym(RTLD_NEXT). */
 #if __GLIBC_PREREQ(2, 34)
-__asm__(".symver pthread_create,pthread_create@GLIBC_2.2.5");
 __asm__(".symver pthread_join,pthread_join@GLIBC_2.2.5");
 __asm__(".symver pthread_detach,pthread_detach@GLIBC_2.2.5");
 __asm__(".symver pthread_key_create,pthread_key_create@GLIBC_2.2.5");

@@ -15,6 +15,7 @@
 #include "../include/heaptap.h"
 #include "backend.h"
 #include "http_delta.h"
+#include "cpu_http.h"
 #include "http_limit.h"
 #include "http_mesos.h"
 #include "http_pprof.h"
@@ -143,7 +144,9 @@ static void index_page(struct http_exchange *x)
 	outbuf_puts(&x->ob,
 	            ")\n\n"
 	            "jeprof:    /pprof/heap  /pprof/symbol (GET, POST)  /pprof/cmdline  /debug/mem/pprof/profile\n"
+	            "           /pprof/profile?seconds=N (CPU, gperftools' format)\n"
 	            "go pprof:  /debug/pprof/  /debug/pprof/heap[?debug=1|?seconds=N]  /debug/pprof/allocs[?seconds=N]\n"
+	            "           /debug/pprof/profile?seconds=N (CPU)\n"
 	            "           /debug/pprof/delta_heap  /debug/pprof/symbol  /debug/pprof/cmdline\n"
 	            "mesos:     /memory-profiler/start?duration=5mins  /memory-profiler/stop\n"
 	            "           /memory-profiler/state  /memory-profiler/statistics\n"
@@ -165,6 +168,8 @@ static void dispatch(struct http_exchange *x)
 		http_pprof_heap(x);
 		if (x->status == 200)
 			http_server_header(x, "Content-Disposition", "attachment; filename=\"heap.prof\"");
+	} else if (strcmp(p, "/debug/pprof/profile") == 0 || strcmp(p, "/pprof/profile") == 0) {
+		cpu_http_profile(x, p[1] == 'p'); /* CPU: pprof, or gperftools' format for jeprof */
 	} else if (strcmp(p, "/pprof/symbol") == 0 || strcmp(p, "/debug/pprof/symbol") == 0) {
 		http_pprof_symbol(x);
 	} else if (strcmp(p, "/pprof/cmdline") == 0) {
@@ -216,17 +221,27 @@ static void fork_child(void)
 	http_delta_fork_child();
 }
 
-/* The Mesos jobs' clock and the end of the earliest ?seconds=N window. */
+/* The earliest of the clocks' wishes (-1: none): a negative one counts as none. */
+static int64_t earliest(int64_t a, int64_t b)
+{
+	return a < 0 ? b : b < 0 ? a : a < b ? a : b;
+}
+
+/* The Mesos runs', the ?seconds=N heap windows' and the CPU window's clocks. */
 static int64_t tick(int64_t now_ms)
 {
-	int64_t a = http_mesos_tick(now_ms), b = http_delta_tick(now_ms);
-	return a < 0 ? b : b < 0 ? a : a < b ? a : b;
+	return earliest(earliest(http_mesos_tick(now_ms), http_delta_tick(now_ms)), cpu_http_tick(now_ms));
+}
+
+static int busy(void)
+{
+	return http_mesos_busy() || cpu_http_busy();
 }
 
 const struct http_app http_routes_app = {
 	.dispatch = dispatch,
 	.tick = tick,
-	.busy = http_mesos_busy,
+	.busy = busy,
 	.fork_child = fork_child,
 	.policy = policy,
 };

@@ -24,6 +24,7 @@
 #include "bgthread.h"
 #include "cfi.h"
 #include "core.h"
+#include "cpuprof.h"
 #include "doorbell.h"
 #include "dump.h"
 #include "http_routes.h"
@@ -43,6 +44,7 @@ static int started; /* 0 no, 1 starting or done (atomic) */
 static void fork_prepare(void)
 {
 	tstate_enter();
+	cpuprof_fork_prepare();
 	dump_fork_prepare();
 	core_fork_prepare();
 	threads_fork_prepare();
@@ -53,6 +55,7 @@ static void fork_parent(void)
 	threads_fork_parent();
 	core_fork_release();
 	dump_fork_parent();
+	cpuprof_fork_parent();
 	tstate_leave();
 }
 
@@ -68,6 +71,7 @@ static void fork_child(void)
 	http_server_fork_child(); /* the parent's server is not the child's */
 	procinfo_fork_child();
 	push_fork_child();
+	cpuprof_fork_child();     /* no running CPU profile unless cpu_fork asks */
 	tstate_leave();
 }
 
@@ -218,6 +222,8 @@ void lifecycle_init(void)
 		if (backend_get() != &jemalloc_backend)
 			check_interposition(); /* jemalloc's profiler sees what heaptap's malloc does not */
 	}
+	/* the CPU profile of the run (cpu_prof, CPUPROFILE): independent of heap profiling */
+	cpuprof_init();
 	/* also with prof:false: the control plane then drives jemalloc's profiler */
 	if (o->http[0])
 		lifecycle_http_start(o->http);

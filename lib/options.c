@@ -51,6 +51,9 @@ void options_init(struct options *o)
 	o->prof_oom_at[1] = 90;
 	o->prof_oom_at[2] = 95;
 	o->prof_oom_cooldown_ms = 60000;
+	o->cpu_hz = 100;
+	o->cpu_signal = SIGPROF;
+	o->cpu_format = 1;
 }
 
 /* A value as the scanner hands it around: not NUL-terminated. */
@@ -512,6 +515,41 @@ static void apply(struct options *o, struct span key, struct span v, struct repo
 	U64_KEY(push_queue, 1, 64, "1..64")
 	U64_KEY(push_timeout_ms, 100, 600000, "100..600000 milliseconds")
 	U64_KEY(push_retries, 0, 100, "0..100")
+	/* the CPU profiler */
+	BOOL_KEY(cpu_prof)
+	BOOL_KEY(cpu_fork)
+	U64_KEY(cpu_hz, 1, 10000, "1..10000")
+	if (span_eq(key, "cpu_signal")) {
+		if (parse_signal(v, &o->cpu_signal) && !(span_eq(v, "PROF") || span_eq(v, "SIGPROF")))
+			bad_value(r, key, v, "PROF, USR1, USR2 or a signal number", "PROF");
+		else if (span_eq(v, "PROF") || span_eq(v, "SIGPROF"))
+			o->cpu_signal = SIGPROF;
+		return;
+	}
+	if (span_eq(key, "cpu_timer")) {
+		if (span_eq(v, "thread") || span_eq(v, "process"))
+			o->cpu_timer = span_eq(v, "process");
+		else
+			bad_value(r, key, v, "thread or process", o->cpu_timer ? "process" : "thread");
+		return;
+	}
+	if (span_eq(key, "cpu_format")) {
+		if (span_eq(v, "pprof") || span_eq(v, "gperf") || span_eq(v, "pprof+gperf"))
+			o->cpu_format = span_eq(v, "pprof") ? 1 : span_eq(v, "gperf") ? 2 : 3;
+		else
+			bad_value(r, key, v, "pprof, gperf or pprof+gperf", "pprof");
+		return;
+	}
+	if (span_eq(key, "cpu_prefix")) {
+		if (parse_string(v, o->cpu_prefix, sizeof o->cpu_prefix))
+			bad_value(r, key, v, "a path prefix shorter than 512 bytes", "prof_prefix");
+		return;
+	}
+	if (span_eq(key, "cpu_file")) {
+		if (parse_string(v, o->cpu_file, sizeof o->cpu_file))
+			bad_value(r, key, v, "a path shorter than 512 bytes", "none");
+		return;
+	}
 	problem(r, "unknown option '", key, "' (ignored)", NULL, NULL);
 #undef BOOL_KEY
 #undef U64_KEY
@@ -652,13 +690,42 @@ static void translate_gperftools(const char *prefix, struct outbuf *ob)
 	}
 }
 
+/* gperftools' CPU profiler variables (CPUPROFILE=FILE, CPUPROFILE_FREQUENCY), applied straight
+   to o (a file name may hold commas, which HEAPTAP_CONF's syntax cannot carry), below
+   HEAPTAP_CONF. Left alone, with one line saying so, when gperftools' own profiler
+   (libprofiler.so, libtcmalloc_and_profiler.so) is in the process: it reads them itself. */
+static const char *self_maps(void)
+{
+	static char maps[256 * 1024];
+	long n = sys_read_small("/proc/self/maps", maps, sizeof maps);
+	maps[n > 0 ? n : 0] = 0;
+	return maps;
+}
+
+static void apply_cpuprofile(struct options *o)
+{
+	const char *file = env_get("CPUPROFILE");
+	if (!file || !*file)
+		return;
+	const char *maps = self_maps();
+	if (strstr(maps, "/libprofiler.so") || strstr(maps, "/libtcmalloc_and_profiler.so")) {
+		(void)write_all(2, "heaptap: CPUPROFILE is left to gperftools' profiler in this process\n", 68);
+		return;
+	}
+	if (sys_strlcpy(o->cpu_file, file, sizeof o->cpu_file) >= sizeof o->cpu_file) {
+		o->cpu_file[0] = 0;
+		return;
+	}
+	uint64_t hz;
+	if (env_u64(env_get("CPUPROFILE_FREQUENCY"), &hz) && hz >= 1 && hz <= 4000)
+		o->cpu_hz = (unsigned)hz;
+}
+
 /* 1 when a jemalloc is in the process (its MALLOC_CONF is then its own): a mapped libjemalloc,
    or <prefix>mallctl in the executable's symbol tables. */
 static int jemalloc_in_process(void)
 {
-	static char maps[256 * 1024];
-	long n = sys_read_small("/proc/self/maps", maps, sizeof maps);
-	if (n > 0 && strstr(maps, "/libjemalloc"))
+	if (strstr(self_maps(), "/libjemalloc"))
 		return 1;
 	struct elffile f;
 	struct allocsym_found a;
@@ -702,6 +769,7 @@ void options_load(void)
 	}
 	legacy[ob.truncated ? 0 : ob.len] = 0;
 	const char *conf = env_get("HEAPTAP_CONF");
+	apply_cpuprofile(&g_opts);
 	if (legacy[0])
 		options_parse(&g_opts, legacy, 2);
 	options_parse(&g_opts, conf, 2);

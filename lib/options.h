@@ -70,6 +70,15 @@ struct options {
 	uint64_t push_timeout_ms;    /* connect + send + reply, per attempt (10000) */
 	uint64_t push_retries;       /* attempts per profile beyond the first (3) */
 	char prof_procs[256];        /* executables that profile and serve, globs joined by '+' ("" = all) */
+	/* the CPU profiler (docs/CPU.md) */
+	int cpu_prof;                /* a CPU profile of the whole run, written at exit (false) */
+	unsigned cpu_hz;             /* samples per second of CPU time, per thread (100) */
+	int cpu_signal;              /* the sampling signal (SIGPROF) */
+	int cpu_timer;               /* 0 per-thread CPU-time timers, 1 process-wide setitimer */
+	unsigned cpu_format;         /* run profile's files: 1 pprof, 2 gperftools, 3 both (1) */
+	char cpu_prefix[512];        /* run profile's file prefix ("" = prof_prefix) */
+	char cpu_file[512];          /* the run profile to exactly this file (CPUPROFILE), "" none */
+	int cpu_fork;                /* a forked child continues the run profile into its own file (false) */
 };
 
 /* Fills o with the defaults. */

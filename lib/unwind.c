@@ -291,10 +291,10 @@ static uintptr_t stack_top(void)
 	return stack_hi;
 }
 
-HEAPTAP_TEXT uint32_t unwind_walk_fp(uintptr_t *pcs, uint32_t max)
+/* The frame-pointer chain from the frame at fp, reading only below hi: the return addresses,
+   outermost last. */
+static uint32_t fp_chain(uintptr_t *pcs, uint32_t max, uintptr_t fp, uintptr_t hi)
 {
-	uintptr_t hi = stack_top();
-	uintptr_t fp = (uintptr_t)__builtin_frame_address(0);
 	uint32_t n = 0;
 	uintptr_t lo = fp;
 	while (n < max) {
@@ -312,6 +312,38 @@ HEAPTAP_TEXT uint32_t unwind_walk_fp(uintptr_t *pcs, uint32_t max)
 		fp = next;
 	}
 	return n;
+}
+
+HEAPTAP_TEXT uint32_t unwind_walk_fp(uintptr_t *pcs, uint32_t max)
+{
+	uintptr_t hi = stack_top();
+	uintptr_t fp = (uintptr_t)__builtin_frame_address(0);
+	if (!hi) /* top unknown: allow 8 MiB above this frame, as a main thread's stack may have */
+		hi = fp + (8u << 20);
+	return fp_chain(pcs, max, fp, hi);
+}
+
+uint32_t unwind_walk_context(uintptr_t *pcs, uint32_t max, uintptr_t pc, uintptr_t sp,
+                             uintptr_t bp, int *fell_back)
+{
+	*fell_back = 0;
+	if (max == 0)
+		return 0;
+	uintptr_t hi = stack_top();
+	/* an sp outside this thread's stack (a sigaltstack, a coroutine's stack): the rules
+	   cannot be checked against bounds; frame pointers within 8 MiB above sp */
+	if (hi && sp < hi && hi - sp < ((uintptr_t)1 << 30)) {
+		uint32_t n = cfi_backtrace_context(pcs, max, pc, sp, bp, sp, hi);
+		if (n)
+			return n;
+	} else {
+		hi = sp + (8u << 20);
+	}
+	*fell_back = 1;
+	pcs[0] = pc;
+	if (bp < sp || bp >= hi)
+		return 1;
+	return 1 + fp_chain(pcs + 1, max - 1, bp, hi);
 }
 
 HEAPTAP_TEXT uint32_t unwind_walk_cfi(uintptr_t *raw, uint32_t want, const void *from)

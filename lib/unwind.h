@@ -49,6 +49,17 @@ static inline __attribute__((always_inline)) uint32_t unwind_capture(uintptr_t *
 	return unwind_finish(pcs, max, raw, n);
 }
 
+/*
+ * The stack of an interrupted context (a CPU sample: the ucontext's rip, rsp and rbp), into
+ * pcs[0..max): pcs[0] = pc (exact), then return addresses. cfi.c's rules first; when they
+ * cannot unwind every frame, *fell_back = 1 and a frame-pointer walk from bp (which misses the
+ * caller of a leaf that keeps no frame). Nothing stripped. Async-signal-safe: no lock, no
+ * allocation, no libunwind; reads only the thread's stack (or 8 MiB above an sp outside it).
+ * Returns the depth (>= 1 when max >= 1).
+ */
+uint32_t unwind_walk_context(uintptr_t *pcs, uint32_t max, uintptr_t pc, uintptr_t sp,
+                             uintptr_t bp, int *fell_back);
+
 /* Looks the operator new ranges up again if objects were loaded since the last look-up (a
    libstdc++ that a dlopen'ed plugin brought in with RTLD_LOCAL). It reads the objects'
    dynamic sections, which are only complete outside the loader, so it is not called from a

@@ -92,6 +92,8 @@ struct profile {
 	struct memfacts mem; /* heaptap dumps: the process's memory at the dump (mem.present 0: none);
 	                        mem.allocator lives in the arena */
 	char *reason;        /* heaptap dumps: why it was written, in words (memory pressure), else NULL */
+	int cpu;             /* 1: a CPU profile: PV_INUSE_OBJS holds samples and PV_INUSE_BYTES CPU
+	                        nanoseconds (the alloc pair is 0); period is in nanoseconds */
 
 	struct prof_symtab *syms; /* symbols the input carried, or NULL */
 

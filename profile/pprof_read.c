@@ -668,6 +668,11 @@ static int map_types(struct reader *r, int *type_pv, struct profile *p)
 			pv = PV_ALLOC_OBJS;
 		else if (!strcmp(t, "alloc_space"))
 			pv = PV_ALLOC_BYTES;
+		/* a CPU profile (Go's, heaptap's): samples as objects, CPU time as bytes */
+		else if (!strcmp(t, "samples"))
+			pv = PV_INUSE_OBJS;
+		else if (!strcmp(t, "cpu"))
+			pv = PV_INUSE_BYTES, p->cpu = 1;
 		/* a repeated type would count twice: keep the first */
 		for (size_t j = 0; j < k && pv >= 0; j++)
 			if (type_pv[j] == pv)
@@ -680,7 +685,7 @@ static int map_types(struct reader *r, int *type_pv, struct profile *p)
 			r->failed = 1;
 			return -1;
 		}
-		size_t k = (size_t)snprintf(r->err, r->errcap, "not a heap profile (sample types:");
+		size_t k = (size_t)snprintf(r->err, r->errcap, "neither a heap nor a CPU profile (sample types:");
 		for (size_t i = 0; i < r->ntypes && k < r->errcap; i++)
 			k += (size_t)snprintf(r->err + k, r->errcap - k, "%s %s/%s", i ? "," : "",
 			                      r->str[r->types[i].type], r->str[r->types[i].unit]);

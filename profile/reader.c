@@ -16,6 +16,7 @@
 #include <zlib.h>
 
 #include "arena.h"
+#include "gperf_cpu_read.h"
 #include "heapv2_read.h"
 #include "legacy_read.h"
 #include "raw_read.h"
@@ -162,6 +163,14 @@ int profile_read_mem(const uint8_t *d, size_t n, const char *name, struct profil
 				return rc;
 			}
 			free(u);
+		}
+		if (gperf_cpu_read_sniff(d, n)) {
+			rc = gperf_cpu_read(d, n, name, p, err, errcap);
+			if (rc != 0)
+				profile_release(p);
+			else
+				p->source = profile_strdup(p, name);
+			return rc;
 		}
 #ifdef READER_HAVE_PPROF
 		char perr[512] = "";

@@ -8,8 +8,8 @@
 # functions, pthread, dl*, libm: no libunwind, no zlib); a forbidden one fails with its name, and
 # an unknown one fails too, so that a new import is looked at before it is allowed. The one
 # stdio import, fcloseall, is prof_leak_error's flush inside exit() (lib/lifecycle.c). Exports
-# must be exactly the malloc family, C++ operator new/delete, dlclose, jemalloc's mallctl and
-# heaptap_*; never jemalloc's other entry points (mallocx, sdallocx, nallocx, rallocx, xallocx,
+# must be exactly the malloc family, C++ operator new/delete, dlclose, jemalloc's mallctl,
+# pthread_create (the CPU profiler arms new threads' timers: lib/cpu_threads.c) and heaptap_*; never jemalloc's other entry points (mallocx, sdallocx, nallocx, rallocx, xallocx,
 # sallocx, dallocx, malloc_stats_print, mallctlnametomib, mallctlbymib): programs take their
 # presence for "jemalloc is the allocator" (docs/INTERNALS.md "mallctl").
 set -u
@@ -40,6 +40,7 @@ allowed=' _ITM_deregisterTMCloneTable _ITM_registerTMCloneTable __cxa_atexit __c
  pthread_attr_setstacksize pthread_create pthread_key_create
  __libc_stack_end
  pthread_mutex_lock pthread_mutex_unlock pthread_mutex_trylock pthread_mutex_init
+ pthread_cond_init pthread_cond_signal pthread_cond_wait setitimer
  pthread_self pthread_setspecific pthread_getspecific pthread_once pthread_setname_np
  socket bind listen accept accept4 setsockopt getsockopt getsockname connect recv send shutdown inet_ntop inet_pton
  chmod lstat getuid geteuid uname
@@ -66,7 +67,7 @@ done
 cxx_names=$(sed -n 's/^[[:space:]]*X(RCXX_[A-Z_]*, \(_Z[A-Za-z0-9_]*\)).*/\1/p' "${ROOT:-.}/lib/cxxops.h")
 [ "$(echo $cxx_names | wc -w)" -eq 20 ] || { echo "cannot read the 20 operators from lib/cxxops.h"; exit 1; }
 want_exports=" aligned_alloc calloc cfree dlclose free malloc malloc_usable_size mallctl memalign
- posix_memalign pvalloc realloc reallocarray valloc $cxx_names "
+ posix_memalign pthread_create pvalloc realloc reallocarray valloc $cxx_names "
 want_exports=" $(echo $want_exports) "
 nexp=0
 for s in $(nm -D --defined-only --format=just-symbols "$lib" | sed 's/@.*//' | sort -u); do

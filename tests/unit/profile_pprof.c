@@ -379,8 +379,15 @@ static void test_plain(void)
 		profile_release(&p);
 	}
 
-	/* a CPU profile is refused with the type names */
+	/* a CPU profile's "cpu" type is read as CPU time (profile.cpu) */
 	n = build_plain(buf, sizeof buf, "cpu", 0);
+	profile_init(&p);
+	rc = pprof_read(buf, n, &p, err, sizeof err);
+	CHECK(rc == 0 && p.cpu == 1, "cpu profile: rc %d cpu %d '%s'", rc, p.cpu, err);
+	profile_release(&p);
+
+	/* a profile of neither kind is refused with the type names */
+	n = build_plain(buf, sizeof buf, "wall", 0);
 	size_t n2 = n;
 	/* rename inuse_space too: patch the string bytes in place */
 	uint8_t *hit = memmem(buf, n2, "inuse_space", 11);
@@ -388,8 +395,8 @@ static void test_plain(void)
 		memcpy(hit, "samples_xyz", 11);
 	profile_init(&p);
 	rc = pprof_read(buf, n2, &p, err, sizeof err);
-	CHECK(rc == -1 && strstr(err, "not a heap profile (sample types: cpu/count, samples_xyz/bytes)"),
-	      "cpu profile: rc %d '%s'", rc, err);
+	CHECK(rc == -1 && strstr(err, "neither a heap nor a CPU profile (sample types: wall/count, samples_xyz/bytes)"),
+	      "wall profile: rc %d '%s'", rc, err);
 	profile_release(&p);
 
 	/* a line naming an unknown function */

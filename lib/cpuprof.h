@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * cpuprof.h - the CPU profiler's sessions: what the sampler (cpu_sampler.h) takes, gathered
+ * into stack tables and written as pprof or gperftools CPU profiles (docs/CPU.md).
+ *
+ * Two sessions can run at once, each with its own stack table (stacktab.h), so that one never
+ * disturbs the other: the run profile (HEAPTAP_CONF cpu_prof, gperftools' CPUPROFILE, the C
+ * API) and one HTTP window (/debug/pprof/profile, /pprof/profile: one at a time). The sampler
+ * runs while either does; a thread of its own drains the rings every few milliseconds and
+ * rescans the process's threads. Not the sampling (cpu_sampler.c), nor the HTTP handlers
+ * (cpu_http.c), nor the formats (profile/cpu_pprof_write.h, gperf_cpu_write.h). No host
+ * malloc; none of it is async-signal-safe; every function may lock the sessions' mutex.
+ */
+#ifndef HEAPTAP_LIB_CPUPROF_H
+#define HEAPTAP_LIB_CPUPROF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum cpuprof_format { CPUPROF_PPROF = 1, CPUPROF_GPERF = 2 };
+
+/* At start-up (lifecycle.c): starts the run profile when the options ask for it. */
+void cpuprof_init(void);
+
+/* The run profile: start (a new one; -EALREADY when it runs), stop (keeps what it collected;
+   -ENOENT when none), write to exactly path (pprof when path ends in .pb or .pb.gz, else
+   gperftools' format; atomically: written beside, then renamed; -ENOENT when nothing was ever
+   started). Start returns the sampler's errors (-EBUSY: another profiler owns the signal). */
+int cpuprof_run_start(void);
+int cpuprof_run_stop(void);
+int cpuprof_run_write(const char *path);
+
+/* The HTTP window: begin one of `seconds` (1..86400) in fmt (-EBUSY when one runs or waits to
+   be written); poll it at now (CLOCK_MONOTONIC ms): it ends once due, and the next time it
+   wants a call is returned (-1: none); state: 0 none, 1 running, 2 finished (its writer owes
+   the reply); write the finished window to fd and forget it. */
+int cpuprof_window_begin(unsigned seconds, enum cpuprof_format fmt);
+int64_t cpuprof_window_poll(int64_t now_ms);
+int cpuprof_window_state(void);
+enum cpuprof_format cpuprof_window_format(void);
+int cpuprof_window_write(int fd);
+/* Forgets the window (its client went away). */
+void cpuprof_window_cancel(void);
+
+/* At exit: stops the run profile and writes it where the options say. */
+void cpuprof_at_exit(void);
+
+/* Fork: prepare takes the locks, parent releases them; the child has no running profile (and
+   no thread) unless cpu_fork asks the run profile to continue into the child's own file. */
+void cpuprof_fork_prepare(void);
+void cpuprof_fork_parent(void);
+void cpuprof_fork_child(void);
+
+#endif
