@@ -148,9 +148,9 @@ static int unserved(struct http_exchange *x, const char *name)
 			return 1;
 		}
 	}
-	if (strcmp(name, "profile") == 0 || strcmp(name, "trace") == 0) {
-		go_error(x, 501, "heaptap has no CPU profiler nor tracer: only heap, allocs and "
-		                 "delta_heap are served (docs/FLEET.md)");
+	if (strcmp(name, "trace") == 0) {
+		go_error(x, 501, "heaptap has no tracer: heap, allocs, delta_heap and profile (CPU) "
+		                 "are served (docs/FLEET.md)");
 		return 1;
 	}
 	return 0;

@@ -48,6 +48,14 @@ static int same_object(void *sym)
 	return a.dli_fbase == b.dli_fbase;
 }
 
+/* name as the allocator below heaptap has it: the next object's first (libheaptap.so exports
+   a mallctl of its own, lib/mallctl.c), else the process's default. */
+static void *below(const char *name)
+{
+	void *v = dlsym(RTLD_NEXT, name);
+	return same_object(v) ? v : dlsym(RTLD_DEFAULT, name);
+}
+
 /* The look-ups (dlsym may allocate: inside the guard, once). */
 void memacct_init(void)
 {
@@ -58,10 +66,10 @@ void memacct_init(void)
 		return;
 	}
 	tstate_enter();
-	void *ctl = dlsym(RTLD_DEFAULT, "mallctl");
-	void *tc = dlsym(RTLD_DEFAULT, "MallocExtension_GetNumericProperty");
-	void *mi2 = dlsym(RTLD_DEFAULT, "mallinfo2");
-	void *mi = dlsym(RTLD_DEFAULT, "mallinfo");
+	void *ctl = below("mallctl");
+	void *tc = below("MallocExtension_GetNumericProperty");
+	void *mi2 = below("mallinfo2");
+	void *mi = below("mallinfo");
 	if (same_object(ctl)) {
 		kind = AK_JEMALLOC;
 		*(void **)&fn_mallctl = ctl;

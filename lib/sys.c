@@ -5,6 +5,7 @@
  */
 #include "sys.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -150,7 +151,13 @@ int sys_thread_start(void *(*fn)(void *), void *arg)
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	pthread_t th;
-	int rc = pthread_create(&th, &attr, fn, arg);
+	/* glibc's, not the one libheaptap.so exports for the CPU profiler (lib/cpu_threads.c):
+	   the collector's own threads are not the program's */
+	typedef int (*create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+	static create_fn create;
+	if (!create)
+		create = (create_fn)dlsym(RTLD_NEXT, "pthread_create");
+	int rc = create ? create(&th, &attr, fn, arg) : EAGAIN;
 	pthread_attr_destroy(&attr);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return rc;

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "../base/deflate.h"
 #include "../base/outbuf.h"
 #include "pbwrite.h"
 
@@ -90,6 +91,23 @@ struct walk {
 static int fd_sink(void *ctx, const uint8_t *p, size_t n)
 {
 	return write_all(*(int *)ctx, p, n);
+}
+
+/* gzip on the way out: the profile's bytes go through deflate (base/deflate.c, no zlib in the
+   host), the compressed ones to the descriptor; go tool pprof and every backend read both. */
+struct gz {
+	struct deflate d;
+	int fd;
+};
+
+static int gz_out(void *ctx, const uint8_t *p, size_t n)
+{
+	return fd_sink(&((struct gz *)ctx)->fd, p, n);
+}
+
+static int gz_in(void *ctx, const uint8_t *p, size_t n)
+{
+	return deflate_write(&((struct gz *)ctx)->d, p, n);
 }
 
 static uint64_t location_id(struct walk *w, uint64_t addr)
@@ -250,17 +268,27 @@ int cpu_pprof_write(const struct cpu_source *src, int fd)
 	memset(w, 0, sizeof *w);
 	w->src = src;
 	w->next_id = 1;
+	struct gz *gz = mmap(NULL, sizeof *gz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (gz == MAP_FAILED) {
+		munmap(w, sizeof *w + PB_CAP);
+		return -ENOMEM;
+	}
+	gz->fd = fd;
+	deflate_init(&gz->d, gz_out, gz);
 	int rc = ids_init(&w->ids, 4096);
 	if (rc == 0) {
 		struct pbwrite pb;
-		pbwrite_init(&pb, (uint8_t *)(w + 1), PB_CAP, fd_sink, &fd);
+		pbwrite_init(&pb, (uint8_t *)(w + 1), PB_CAP, gz_in, gz);
 		w->pb = &pb;
 		write_header(&pb, src);
 		if (!pb.err)
 			src->for_each_stack(src, write_sample, w);
 		rc = w->err ? w->err : pbwrite_finish(&pb);
+		if (rc == 0)
+			rc = deflate_finish(&gz->d);
 		munmap(w->ids.slot, w->ids.bytes);
 	}
+	munmap(gz, sizeof *gz);
 	munmap(w, sizeof *w + PB_CAP);
 	return rc;
 }

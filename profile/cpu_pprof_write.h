@@ -5,8 +5,8 @@
  * type cpu/nanoseconds with the sampling period, time and duration of the window, mappings
  * with build IDs, and what was lost as comments ("heaptap: lost_buffer_full=N", ...).
  *
- * The protobuf is written uncompressed (pprof and every reader built on its parser take both;
- * the collector's deflate is the heap writer's business). Locations carry mapping and address
+ * The protobuf is gzipped on the way out with the collector's own deflate (base/deflate.h), as
+ * Go's runtime sends it. Locations carry mapping and address
  * only (the leaf's exact pc, callers' return address - 1). Runs inside the host: no malloc,
  * no stdio; scratch memory from mmap. Not async-signal-safe. Not the heap writer
  * (pprof_write.h).

@@ -109,10 +109,10 @@ for p in goroutine block mutex threadcreate; do
 	fetch /debug/pprof/$p
 	[ "$code" = 404 ] && grep -q 'heap only' "$tmp/body" && ok "/debug/pprof/$p -> 404" || fail "/debug/pprof/$p: $code $(cat "$tmp/body")"
 done
-for p in profile trace; do
-	fetch "/debug/pprof/$p?seconds=1"
-	[ "$code" = 501 ] && grep -q 'no CPU profiler' "$tmp/body" && ok "/debug/pprof/$p -> 501" || fail "/debug/pprof/$p: $code $(cat "$tmp/body")"
-done
+# /debug/pprof/profile is the CPU profiler's (docs/CPU.md, tests e2e/cpu_http); no tracer
+fetch "/debug/pprof/trace?seconds=1"
+[ "$code" = 501 ] && grep -q 'no tracer' "$tmp/body" && ok "/debug/pprof/trace -> 501" || fail "/debug/pprof/trace: $code $(cat "$tmp/body")"
+
 for q in seconds=0 seconds=121 seconds=x "seconds=5&debug=1"; do
 	fetch "/debug/pprof/heap?$q"
 	[ "$code" = 400 ] && ok "heap?$q -> 400" || fail "heap?$q: $code"
