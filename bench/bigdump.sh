@@ -7,6 +7,7 @@
 # instead (hundreds of thousands distinct). bench/gen_bigdump.py writes the program and the
 # dump; both are kept in OUT (default build/bench/bigdump) and reused while the generator and
 # the parameters stay the same. Prints one row per tool with the ratio to `heaptap top`.
+# HEAPTAP=path measures another build (e.g. an older one); JEPROF= leaves jeprof out.
 # A benchmark: asserts nothing; run it on a quiet machine.
 set -u
 cd "$(dirname "$0")/.."
@@ -17,6 +18,7 @@ DISTINCT=${DISTINCT:-0}
 JEPROF_TIMEOUT=${JEPROF_TIMEOUT:-600}
 OUT=${OUT:-build/bench/bigdump}
 HEAPTAP=${HEAPTAP:-build/heaptap}
+JEPROF=${JEPROF-jeprof} # JEPROF= leaves jeprof out
 die() { echo "bigdump: $*" >&2; exit 1; }
 [ -x "$HEAPTAP" ] || die "$HEAPTAP is not built (make)"
 [ -x /usr/bin/time ] || die "/usr/bin/time is not installed (apt-get install time)"
@@ -35,7 +37,7 @@ if [ ! -s "$dump" ]; then
 	python3 bench/gen_bigdump.py dump "$prog" "$dump.tmp" --stacks "$STACKS" --pcs "$PCS" $flag || die "generator failed"
 	mv "$dump.tmp" "$dump"
 fi
-echo "dump: $dump ($(($(stat -c %s "$dump") >> 20)) MiB, $STACKS stacks, $PCS pooled addresses, distinct=$DISTINCT)"
+echo "dump: $dump ($(($(stat -L -c %s "$dump") >> 20)) MiB, $STACKS stacks, $PCS pooled addresses, distinct=$DISTINCT)"
 
 # measure NAME TIMEOUT CMD...: sets secs_NAME and kb_NAME ("timeout" when it ran out)
 measure() {
@@ -58,10 +60,10 @@ measure() {
 
 measure top 3600 "$HEAPTAP" top "$prog" "$dump"
 measure collapsed 3600 "$HEAPTAP" collapsed "$prog" "$dump"
-if command -v jeprof >/dev/null; then
-	measure jeprof "$JEPROF_TIMEOUT" jeprof --text "$prog" "$dump"
+if [ -n "$JEPROF" ] && command -v "$JEPROF" >/dev/null; then
+	measure jeprof "$JEPROF_TIMEOUT" "$JEPROF" --text "$prog" "$dump"
 else
-	secs_jeprof="not-installed" kb_jeprof=-
+	secs_jeprof="not-run" kb_jeprof=-
 fi
 
 ratio() { # a b: a/b with two decimals, or "-"
