@@ -19,6 +19,7 @@ int cmd_run(int argc, char **argv);       /* run a program under the collector a
 int cmd_flame(int argc, char **argv);     /* interactive SVG flame graph */
 int cmd_report(int argc, char **argv);    /* HTML report over a series of dumps */
 int cmd_jeprof(int argc, char **argv);    /* jeprof's command line: its options and output modes */
+int cmd_push(int argc, char **argv);      /* upload dumps to Pyroscope / Parca (cli/cmd_push.c) */
 int cmd_addr2line(int argc, char **argv); /* addresses of one ELF file -> frames (cli/sym/cmd_addr2line.c) */
 
 #endif

@@ -425,8 +425,20 @@ static int has_maps_section(const char *path)
 	const unsigned char *m = mapfile_map(path, &n);
 	if (!m)
 		return 1;
-	int gz = n >= 2 && m[0] == 0x1f && m[1] == 0x8b;
-	int found = gz || memmem(m, n, "MAPPED_LIBRARIES:", 17) != NULL;
+	int found = n >= 2 && m[0] == 0x1f && m[1] == 0x8b;
+	/* The section ends the file: search from the end, a window at a time, giving each window's
+	   pages back, so a dump of hundreds of MB is not made resident here either. */
+	const size_t win = (size_t)8 << 20;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	for (size_t end = n; !found && end > 0;) {
+		size_t start = end > win ? end - win : 0;
+		size_t len = end - start + (end < n ? 16 : 0); /* overlap: a word across two windows */
+		found = memmem(m + start, len, "MAPPED_LIBRARIES:", 17) != NULL;
+		size_t from = (start + page - 1) & ~(page - 1);
+		if (end > from)
+			madvise((void *)(m + from), end - from, MADV_DONTNEED);
+		end = start;
+	}
 	mapfile_unmap(m, n);
 	return found;
 }

@@ -45,8 +45,7 @@ static int fail(char *err, size_t cap, const char *fmt, ...)
 	return -1;
 }
 
-/* Splits url into host, port and path (default_path when absent). Returns 0 or -1. */
-static int split_url(const char *url, const char *default_path, char *host, size_t hcap, char *port,
+int httpget_split_url(const char *url, const char *default_path, char *host, size_t hcap, char *port,
                      size_t pcap, char *path, size_t pathcap, char *err, size_t errcap)
 {
 	const char *s = url;
@@ -85,7 +84,7 @@ static int split_url(const char *url, const char *default_path, char *host, size
 	return 0;
 }
 
-static int connect_to(const char *host, const char *port, int timeout_s, char *err, size_t errcap)
+int httpget_connect(const char *host, const char *port, int timeout_s, char *err, size_t errcap)
 {
 	struct addrinfo hints, *res = NULL;
 	memset(&hints, 0, sizeof(hints));
@@ -116,8 +115,9 @@ static int connect_to(const char *host, const char *port, int timeout_s, char *e
 	return fd;
 }
 
-static int write_all(int fd, const char *p, size_t n)
+int httpget_write_all(int fd, const void *buf, size_t n)
 {
+	const char *p = buf;
 	while (n) {
 		ssize_t w = write(fd, p, n);
 		if (w < 0 && errno == EINTR)
@@ -158,9 +158,9 @@ static long dechunk(char *b, size_t n)
 int httpget_fetch(const char *url, const char *default_path, int out_fd, int timeout_s, char *err, size_t errcap)
 {
 	char host[256], port[16], path[4096];
-	if (split_url(url, default_path, host, sizeof(host), port, sizeof(port), path, sizeof(path), err, errcap))
+	if (httpget_split_url(url, default_path, host, sizeof(host), port, sizeof(port), path, sizeof(path), err, errcap))
 		return -1;
-	int fd = connect_to(host, port, timeout_s, err, errcap);
+	int fd = httpget_connect(host, port, timeout_s, err, errcap);
 	if (fd < 0)
 		return -1;
 	char req[4600];
@@ -168,7 +168,7 @@ int httpget_fetch(const char *url, const char *default_path, int out_fd, int tim
 	                  "GET %s HTTP/1.0\r\nHost: %s%s%s:%s\r\nUser-Agent: heaptap\r\nAccept: */*\r\n"
 	                  "Connection: close\r\n\r\n",
 	                  path, strchr(host, ':') ? "[" : "", host, strchr(host, ':') ? "]" : "", port);
-	if (rl < 0 || (size_t)rl >= sizeof(req) || write_all(fd, req, (size_t)rl) != 0) {
+	if (rl < 0 || (size_t)rl >= sizeof(req) || httpget_write_all(fd, req, (size_t)rl) != 0) {
 		close(fd);
 		return fail(err, errcap, "cannot send the request to %s:%s: %s", host, port, strerror(errno));
 	}
@@ -220,7 +220,7 @@ int httpget_fetch(const char *url, const char *default_path, int out_fd, int tim
 		free(buf);
 		return fail(err, errcap, "%s: reply cut short (%zu of %ld bytes)", url, blen, clen);
 	}
-	int w = write_all(out_fd, body, blen);
+	int w = httpget_write_all(out_fd, body, blen);
 	free(buf);
 	if (w != 0)
 		return fail(err, errcap, "writing the fetched profile: %s", strerror(errno));

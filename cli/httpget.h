@@ -25,4 +25,17 @@ int httpget_is_url(const char *arg);
  */
 int httpget_fetch(const char *url, const char *default_path, int fd, int timeout_s, char *err, size_t errcap);
 
+/* The pieces, shared with the POST client (httppost.c). Each returns -1 with a message in err
+   on failure. */
+/* Splits url ("http://host[:port][/path]" or "host:port[/path]") into host (IPv6 without
+   brackets), port ("80" when absent) and path (default_path when absent); https is refused.
+   Returns 0 or -1. */
+int httpget_split_url(const char *url, const char *default_path, char *host, size_t hcap, char *port,
+                      size_t pcap, char *path, size_t pathcap, char *err, size_t errcap);
+/* Resolves host (DNS allowed) and connects, with send and receive timeouts of timeout_s
+   seconds (connect included). Returns the socket or -1. */
+int httpget_connect(const char *host, const char *port, int timeout_s, char *err, size_t errcap);
+/* Writes all of buf[0..n) to fd. Returns 0 or -1 (errno set). */
+int httpget_write_all(int fd, const void *buf, size_t n);
+
 #endif

@@ -28,6 +28,7 @@ static const struct command commands[] = {
 	{"flame", cmd_flame, "interactive SVG flame graph (differential with --base)"},
 	{"report", cmd_report, "self-contained HTML report over a series of dumps: growth, leak suspects"},
 	{"pprof", cmd_pprof, "symbolized pprof protobuf for go tool pprof (-o OUT.pb.gz)"},
+	{"push", cmd_push, "upload profiles to Pyroscope, Parca or an agent (--url URL), symbolized"},
 	{"jeprof", cmd_jeprof, "jeprof's command line (--text, --collapsed, --svg, --gif, URLs, ...) on heaptap"},
 	{"addr2line", cmd_addr2line, "resolve addresses of an ELF file like addr2line -f -i -C (fast)"},
 };

@@ -21,6 +21,7 @@
 struct addr_info {
 	uint64_t addr;
 	uint32_t first, n;  /* name ids in priv->pool[first .. first+n), innermost (leaf) first */
+	uint32_t outer;     /* pool[first + n - 1], the outermost name (saves a load per frame) */
 	uint32_t cut;       /* trimming: the innermost inlined frames that are the allocator's */
 	unsigned char used, alloc, focus, ignore;
 };
@@ -49,6 +50,17 @@ struct priv {
 	uint32_t *frames;         /* one block with every trace's frames */
 	size_t frames_n, frames_cap;
 	size_t *trace_first;      /* offsets into frames, fixed up at the end */
+	/* Facts of a function name, keyed by its interned pointer (p->syms shares one copy of
+	   equal names): computed once per function instead of once per address. */
+	struct fn_fact *facts;
+	size_t facts_cap, facts_n;
+};
+
+/* What stacks_build knows about one function name (struct priv's facts). */
+struct fn_fact {
+	const char *func;   /* the key; NULL = empty slot */
+	uint32_t name_id[2];/* + 1: its display name as an outer / inlined frame at GRAN_FUNCTIONS, 0 unknown */
+	signed char alloc;  /* stacks_is_allocator_full of it: 1, 0, or -1 not computed yet */
 };
 
 static const char *const skip_names[] = {
@@ -388,19 +400,63 @@ static void frame_name(struct sbuf *b, const struct stacks_options *o, uint64_t 
 	}
 }
 
+static struct fn_fact *fn_fact_of(struct priv *pv, const char *func)
+{
+	if ((pv->facts_n + 1) * 2 > pv->facts_cap) {
+		size_t cap = pv->facts_cap ? pv->facts_cap * 2 : 1024;
+		struct fn_fact *nf = arena_xcalloc(cap, sizeof(*nf));
+		for (size_t i = 0; i < pv->facts_cap; i++) {
+			if (!pv->facts[i].func)
+				continue;
+			size_t j = hash_mix64((uintptr_t)pv->facts[i].func) & (cap - 1);
+			while (nf[j].func)
+				j = (j + 1) & (cap - 1);
+			nf[j] = pv->facts[i];
+		}
+		free(pv->facts);
+		pv->facts = nf;
+		pv->facts_cap = cap;
+	}
+	size_t j = hash_mix64((uintptr_t)func) & (pv->facts_cap - 1);
+	while (pv->facts[j].func && pv->facts[j].func != func)
+		j = (j + 1) & (pv->facts_cap - 1);
+	if (!pv->facts[j].func) {
+		pv->facts[j] = (struct fn_fact){.func = func, .alloc = -1};
+		pv->facts_n++;
+	}
+	return &pv->facts[j];
+}
+
+/* stacks_is_allocator_full of a function name, once per name. */
+static int fn_is_allocator(struct priv *pv, const char *full)
+{
+	struct fn_fact *f = fn_fact_of(pv, full);
+	if (f->alloc < 0) {
+		char sn[4096];
+		stacks_short_name(full, sn, sizeof(sn));
+		f->alloc = (signed char)stacks_is_allocator_full(full, sn);
+	}
+	return f->alloc;
+}
+
 /* 1 when addr (whose symbol is sym, or NULL) is an allocator frame: the outermost function of
    its inline chain is the allocator's by name (stacks_is_allocator_full), or the address lies
    in an allocator library. jemalloc's own frames lead its stacks; a stripped libjemalloc leaves
    most of them nameless (jeprof's nm look-up happens to call them "malloc"), so anything inside
    the allocator's library is the allocator's. */
-static int addr_is_allocator(const struct profile *p, uint64_t addr, const struct prof_symbol *sym)
+static int addr_is_allocator(const struct profile *p, struct priv *pv, uint64_t addr, const struct prof_symbol *sym)
 {
 	if (sym && sym->nframes && sym->frames[sym->nframes - 1].func) {
 		const char *full = sym->frames[sym->nframes - 1].func;
-		char sn[4096];
-		stacks_short_name(full, sn, sizeof(sn));
-		if (stacks_is_allocator_full(full, sn))
-			return 1;
+		if (pv) {
+			if (fn_is_allocator(pv, full))
+				return 1;
+		} else {
+			char sn[4096];
+			stacks_short_name(full, sn, sizeof(sn));
+			if (stacks_is_allocator_full(full, sn))
+				return 1;
+		}
 	}
 	const struct prof_mapping *m = profile_find_mapping(p, addr);
 	const char *path = m && m->path ? m->path : sym && sym->module ? sym->module : NULL;
@@ -463,23 +519,29 @@ static struct addr_info *addr_lookup(const struct profile *p, struct stacks *s, 
 	} else {
 		for (uint32_t k = 0; k < nf; k++) {
 			int inl = k + 1 < nf;
+			/* At function granularity a named frame's name depends on the function only. */
+			struct fn_fact *ff = o->gran == GRAN_FUNCTIONS && sym->frames[k].func
+			                             ? fn_fact_of(pv, sym->frames[k].func) : NULL;
+			if (ff && ff->name_id[inl]) {
+				pv->pool[pv->pool_n++] = ff->name_id[inl] - 1;
+				continue;
+			}
 			frame_name(b, o, addr, &sym->frames[k], inl, modname, mapped);
-			pv->pool[pv->pool_n++] = intern_name(s, pv, b->p, inl);
+			uint32_t id = intern_name(s, pv, b->p, inl);
+			pv->pool[pv->pool_n++] = id;
+			if (ff)
+				ff->name_id[inl] = id + 1;
 		}
 	}
 	ai->n = (uint32_t)(pv->pool_n - ai->first);
+	ai->outer = pv->pool[pv->pool_n - 1];
 	if (trim) {
-		ai->alloc = (unsigned char)addr_is_allocator(p, addr, sym);
+		ai->alloc = (unsigned char)addr_is_allocator(p, pv, addr, sym);
 		/* Allocator code inlined into the caller (Rust's RawVec and Global::alloc_impl are):
 		   its frames are cut from the inner end of the chain like whole frames. */
-		for (uint32_t k = 0; !ai->alloc && k + 1 < nf; k++) {
-			if (!sym->frames[k].func)
-				continue;
-			char sn[4096];
-			stacks_short_name(sym->frames[k].func, sn, sizeof(sn));
-			if (stacks_is_allocator_full(sym->frames[k].func, sn))
+		for (uint32_t k = 0; !ai->alloc && k + 1 < nf; k++)
+			if (sym->frames[k].func && fn_is_allocator(pv, sym->frames[k].func))
 				ai->cut = k + 1;
-		}
 	}
 	if (o->focus)
 		ai->focus = (unsigned char)addr_matches(o->focus, addr, sym);
@@ -495,7 +557,7 @@ void stacks_trim_allocator(struct profile *p)
 		uint32_t cut = 0; /* frames to drop from the leaf side */
 		for (uint32_t a = 0; a < sm->naddrs; a++)
 			if (sm->addrs[a] <= 0x7fffffffffffffffULL &&
-			    addr_is_allocator(p, sm->addrs[a], p->syms ? symtab_get(p->syms, sm->addrs[a]) : NULL))
+			    addr_is_allocator(p, NULL, sm->addrs[a], p->syms ? symtab_get(p->syms, sm->addrs[a]) : NULL))
 				cut = a + 1;
 		if (cut >= sm->naddrs)
 			cut = sm->naddrs - 1; /* all allocator: keep the outermost frame and the value */
@@ -544,6 +606,7 @@ int stacks_build(struct stacks *s, const struct profile *p, const struct stacks_
 	struct sbuf b = {0};
 	struct addr_info *path = NULL; /* copies: the table may grow (and move) mid-sample */
 	size_t path_cap = 0;
+	size_t expanded = 0; /* frames of every trace so far, held to budget */
 
 	for (size_t i = 0; i < p->nsamples; i++) {
 		const struct prof_sample *sm = &p->samples[i];
@@ -558,6 +621,9 @@ int stacks_build(struct stacks *s, const struct profile *p, const struct stacks_
 			path = arena_xrealloc(path, path_cap * sizeof(*path));
 		}
 		size_t np = 0;
+		/* The table is bigger than the caches on huge dumps: start every slot's load now. */
+		for (uint32_t a = 0; a < sm->naddrs && pv->addr_cap; a++)
+			__builtin_prefetch(&pv->addrs[hash_mix64(sm->addrs[a]) & (pv->addr_cap - 1)]);
 		for (uint32_t a = 0; a < sm->naddrs; a++) {
 			uint64_t addr = sm->addrs[a];
 			if (addr > 0x7fffffffffffffffULL)
@@ -596,7 +662,7 @@ int stacks_build(struct stacks *s, const struct profile *p, const struct stacks_
 		size_t nf = 0;
 		for (size_t a = 0; a < np; a++)
 			nf += path[a].n;
-		if (nf > budget - pv->frames_n) {
+		if (nf > budget - expanded) {
 			fprintf(stderr, "heaptap: %s: its %zu addresses expand to more than %zu frames with "
 			        "their inlined functions; refusing an input that amplifies this much\n",
 			        p->source && p->source[0] ? p->source : "profile", naddrs_in, budget);
@@ -607,14 +673,32 @@ int stacks_build(struct stacks *s, const struct profile *p, const struct stacks_
 			progress_step(NULL);
 			return -1;
 		}
+		expanded += nf;
+		if (o->sum_only)
+			pv->frames_n = 0; /* one trace at a time in the same block */
 		if (pv->frames_n + nf > pv->frames_cap) {
 			pv->frames_cap = (pv->frames_n + nf) * 2 + 1024;
 			pv->frames = arena_xrealloc(pv->frames, pv->frames_cap * sizeof(*pv->frames));
 		}
 		size_t first = pv->frames_n;
-		for (size_t a = np; a-- > 0;)
-			for (uint32_t c = path[a].n; c-- > 0;)
+		for (size_t a = np; a-- > 0;) {
+			pv->frames[pv->frames_n++] = path[a].outer;
+			for (uint32_t c = path[a].n - 1; c-- > 0;)
 				pv->frames[pv->frames_n++] = pv->pool[path[a].first + c];
+		}
+		if (o->sum_only) {
+			uint32_t *fr = pv->frames;
+			s->kept_total += val;
+			s->names[fr[nf - 1]].flat += val;
+			uint32_t t = (uint32_t)i; /* a distinct stamp per sample */
+			for (size_t f = 0; f < nf; f++) {
+				if (pv->stamp[fr[f]] != t) {
+					pv->stamp[fr[f]] = t;
+					s->names[fr[f]].cum += val;
+				}
+			}
+			continue;
+		}
 		if (s->ntraces == pv->traces_cap) {
 			pv->traces_cap = pv->traces_cap ? pv->traces_cap * 2 : 256;
 			s->traces = arena_xrealloc(s->traces, pv->traces_cap * sizeof(*s->traces));
@@ -661,6 +745,7 @@ void stacks_release(struct stacks *s)
 		free(pv->stamp);
 		free(pv->frames);
 		free(pv->trace_first);
+		free(pv->facts);
 		free(pv);
 	}
 	memset(s, 0, sizeof(*s));

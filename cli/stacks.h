@@ -46,6 +46,9 @@ struct stacks_options {
 	                           default, or 1) trim them. A frame is the allocator's when its
 	                           outermost function is (stacks_is_allocator_full) or it lies in
 	                           libjemalloc; it is dropped with every frame younger than it. */
+	int sum_only;           /* 1: only names with flat/cum and the totals are wanted (jeprof
+	                           --text): traces are not kept (s->ntraces stays 0), so memory
+	                           does not grow with the number of frames */
 };
 
 /* Drops in place the allocator frames that lead p's stacks, by the rule stacks_build trims

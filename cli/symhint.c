@@ -143,10 +143,37 @@ static const char *debuginfod_url(void)
 	return url ? url : "https://debuginfod.elfutils.org";
 }
 
+/* The mapped file of addr (whose symbol is s, NULL: none) when it is a frame the hint counts:
+   no function name, in a file that is not the allocator's; else NULL. */
+static const struct prof_mapping *unnamed_file(const struct profile *p, uint64_t addr, const struct prof_symbol *s)
+{
+	if (addr > 0x7fffffffffffffffULL || (s && s->nframes && s->frames[s->nframes - 1].func))
+		return NULL;
+	const struct prof_mapping *m = profile_find_mapping(p, addr);
+	if (!m || !m->path || m->path[0] != '/' || stacks_is_allocator_module(m->path))
+		return NULL;
+	return m;
+}
+
+/* 0 when no sample can have a frame the hint counts, judged once per distinct address: after
+   symbolizing, every address of every sample is in p->syms. Then the frames need no walk. */
+static int any_unnamed(const struct profile *p)
+{
+	if (!p->syms)
+		return 1;
+	size_t n = symtab_count(p->syms);
+	for (size_t i = 0; i < n; i++) {
+		const struct prof_symbol *s = symtab_at(p->syms, i);
+		if (unnamed_file(p, s->addr, s))
+			return 1;
+	}
+	return 0;
+}
+
 void symhint_print(const struct profile *p)
 {
 	static int shown;
-	if (shown)
+	if (shown || !any_unnamed(p))
 		return;
 	struct missing files[MAX_FILES];
 	size_t nfiles = 0, total = 0;
@@ -154,13 +181,9 @@ void symhint_print(const struct profile *p)
 		const struct prof_sample *sm = &p->samples[i];
 		for (uint32_t k = 0; k < sm->naddrs; k++) {
 			uint64_t addr = sm->addrs[k];
-			if (addr > 0x7fffffffffffffffULL)
-				continue;
-			const struct prof_symbol *s = p->syms ? symtab_get(p->syms, addr) : NULL;
-			if (s && s->nframes && s->frames[s->nframes - 1].func)
-				continue;
-			const struct prof_mapping *m = profile_find_mapping(p, addr);
-			if (!m || !m->path || m->path[0] != '/' || stacks_is_allocator_module(m->path))
+			const struct prof_mapping *m =
+				unnamed_file(p, addr, p->syms ? symtab_get(p->syms, addr) : NULL);
+			if (!m)
 				continue;
 			size_t f = 0;
 			while (f < nfiles && strcmp(files[f].path, m->path) != 0)

@@ -22,11 +22,12 @@
 /* Builds the display stacks of p and hands them to draw, which writes to f; reports a write
    error. Returns 0 or 1. */
 static int draw_stacks(FILE *f, const struct common_args *a, const struct profile *p,
-                       int (*draw)(FILE *, const struct common_args *, const struct stacks *))
+                       int (*draw)(FILE *, const struct common_args *, const struct stacks *), int sum_only)
 {
 	struct stacks_options so;
 	struct stacks s;
 	stacks_options_from(&so, a);
+	so.sum_only = sum_only;
 	if (stacks_build(&s, p, &so) != 0)
 		return 1;
 	int rc = 0;
@@ -51,12 +52,12 @@ static int draw_callgrind(FILE *f, const struct common_args *a, const struct sta
 
 int views_text(FILE *f, const struct common_args *a, const struct profile *p)
 {
-	return draw_stacks(f, a, p, draw_text);
+	return draw_stacks(f, a, p, draw_text, 1); /* names only: no traces */
 }
 
 int views_callgrind(FILE *f, const struct common_args *a, const struct profile *p)
 {
-	return draw_stacks(f, a, p, draw_callgrind);
+	return draw_stacks(f, a, p, draw_callgrind, 0);
 }
 
 int views_folded(FILE *f, const struct common_args *a, const struct profile *p, const struct profile *base,

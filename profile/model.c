@@ -549,6 +549,9 @@ uint64_t *profile_unique_addrs(const struct profile *p, size_t *n)
 	int has_zero = 0;
 	for (size_t i = 0; i < p->nsamples; i++) {
 		const struct prof_sample *s = &p->samples[i];
+		/* A set of 100,000s of addresses is bigger than the caches: start the loads first. */
+		for (uint32_t j = 0; j < s->naddrs; j++)
+			__builtin_prefetch(&set[hash_mix64(s->addrs[j]) & (cap - 1)]);
 		for (uint32_t j = 0; j < s->naddrs; j++) {
 			uint64_t a = s->addrs[j];
 			if (a == 0) {

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -285,6 +286,19 @@ int profile_read_file(const char *path, struct profile *p, char *err, size_t err
 			return -1;
 		}
 		cap = (size_t)st.st_size + 1;
+		/* A regular file is mapped, not copied: the text readers hand the pages behind
+		   their cursor back as they go, so a dump of hundreds of MB is never resident
+		   at once (a read() copy would be, beside the model built from it). */
+		void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (m != MAP_FAILED) {
+			close(fd);
+			madvise(m, (size_t)st.st_size, MADV_SEQUENTIAL);
+			textscan_set_mapped(m, (size_t)st.st_size);
+			int rc = profile_read_mem(m, (size_t)st.st_size, path, p, err, errcap);
+			textscan_set_mapped(NULL, 0);
+			munmap(m, (size_t)st.st_size);
+			return rc;
+		}
 	}
 	uint8_t *buf = arena_xmalloc(cap);
 	size_t len = 0;

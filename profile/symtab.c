@@ -155,6 +155,11 @@ size_t symtab_count(const struct prof_symtab *t)
 	return t ? t->n : 0;
 }
 
+const struct prof_symbol *symtab_at(const struct prof_symtab *t, size_t i)
+{
+	return &t->syms[i];
+}
+
 void symtab_merge(struct prof_symtab *dst, const struct prof_symtab *src)
 {
 	if (!src || src == dst)

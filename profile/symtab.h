@@ -27,6 +27,8 @@ const char *symtab_intern(struct prof_symtab *t, const char *s);
 
 /* Number of addresses in the table. */
 size_t symtab_count(const struct prof_symtab *t);
+/* The i-th symbol added (i < symtab_count), for walking every address once. */
+const struct prof_symbol *symtab_at(const struct prof_symtab *t, size_t i);
 
 /* Adds every entry of src whose address dst does not hold yet (strings re-interned in dst). */
 void symtab_merge(struct prof_symtab *dst, const struct prof_symtab *src);

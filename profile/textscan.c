@@ -10,9 +10,34 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "../base/hash.h"
 #include "arena.h"
+
+/* The input textscan_set_mapped names, and how far behind the cursor pages are dropped. */
+static const char *mapped_base;
+static size_t mapped_n;
+#define DROP_STEP ((size_t)16 << 20)
+
+void textscan_set_mapped(const void *base, size_t n)
+{
+	mapped_base = base;
+	mapped_n = base ? n : 0;
+}
+
+/* Gives back the whole pages of a mapped input before the line just scanned. */
+static void drop_behind(struct textscan *ts)
+{
+	if (!mapped_base || ts->d < mapped_base || ts->d + ts->n > mapped_base + mapped_n)
+		return;
+	size_t off = (size_t)(ts->d - mapped_base);
+	size_t upto = (off + ts->pos) & ~(DROP_STEP - 1); /* mapped_base is page-aligned */
+	size_t from = (off + ts->dropped) & ~(DROP_STEP - 1);
+	if (upto > from)
+		madvise((void *)(mapped_base + from), upto - from, MADV_DONTNEED);
+	ts->dropped = ts->pos;
+}
 
 void textscan_init(struct textscan *ts, const void *d, size_t n, const char *name)
 {
@@ -51,10 +76,17 @@ int textscan_next(struct textscan *ts)
 		ts->line = arena_xrealloc(ts->line, ts->cap);
 	}
 	size_t w = 0;
-	for (size_t i = 0; i < len; i++)
-		if (s[i] != '\r')
-			ts->line[w++] = s[i];
+	if (!memchr(s, '\r', len)) {
+		memcpy(ts->line, s, len);
+		w = len;
+	} else {
+		for (size_t i = 0; i < len; i++)
+			if (s[i] != '\r')
+				ts->line[w++] = s[i];
+	}
 	ts->line[w] = '\0';
+	if (mapped_base && ts->pos >= ts->dropped + DROP_STEP)
+		drop_behind(ts);
 	ts->len = w;
 	return 1;
 }
@@ -166,14 +198,28 @@ long textscan_addresses(const char *s, uint64_t **addrs, size_t *cap, const char
 		s = textscan_skip_space(s);
 		if (!*s)
 			break;
+		uint64_t v = 0;
 		const char *e = s;
-		while (*e && !textscan_space((unsigned char)*e))
-			e++;
-		uint64_t v;
-		int rc = textscan_hex_token(s, (size_t)(e - s), &v);
-		if (rc < 0) {
-			*bad = s;
-			return rc;
+		/* The usual token, "0x" and 1-16 hex digits then a blank or the end, in one pass;
+		   anything else goes through textscan_hex_token. */
+		if (s[0] == '0' && s[1] == 'x') {
+			const char *q = s + 2;
+			unsigned h;
+			while ((h = hex_plus1[(unsigned char)*q]) != 0 && q - s < 18) {
+				v = (v << 4) | (h - 1);
+				q++;
+			}
+			if (q > s + 2 && (*q == '\0' || textscan_space((unsigned char)*q)))
+				e = q;
+		}
+		if (e == s) {
+			while (*e && !textscan_space((unsigned char)*e))
+				e++;
+			int rc = textscan_hex_token(s, (size_t)(e - s), &v);
+			if (rc < 0) {
+				*bad = s;
+				return rc;
+			}
 		}
 		if ((size_t)n == *cap) {
 			*cap = *cap ? *cap * 2 : 64;

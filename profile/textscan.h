@@ -28,7 +28,17 @@ struct textscan {
 	uint64_t *map_slots;   /* "# heaptap: mapping" lines find their mapping by (start, limit)
 	                          here: index + 1, 0 empty (owned) */
 	size_t map_slots_cap, map_slots_n; /* capacity (a power of two); mappings indexed */
+	size_t dropped;        /* with a mapped input (textscan_set_mapped): the offset up to which
+	                          whole pages were handed back to the kernel */
 };
+
+/*
+ * Tells the scanners that base[0..n) is a read-only private file mapping: a scan over it then
+ * gives the pages behind its cursor back as it goes (madvise MADV_DONTNEED), so reading a
+ * dump of hundreds of MB keeps only a window of it resident. Safe whatever is re-read later
+ * (the kernel reads the file again). NULL clears it. One mapping at a time; CLI readers only.
+ */
+void textscan_set_mapped(const void *base, size_t n);
 
 /* Starts scanning d[0..n). */
 void textscan_init(struct textscan *ts, const void *d, size_t n, const char *name);

@@ -24,7 +24,7 @@
 
 enum {
 	P_SAMPLE_TYPE = 1, P_SAMPLE = 2, P_MAPPING = 3, P_LOCATION = 4, P_FUNCTION = 5, P_STRING = 6,
-	P_TIME_NANOS = 9, P_PERIOD_TYPE = 11, P_PERIOD = 12, P_COMMENT = 13,
+	P_TIME_NANOS = 9, P_DURATION_NANOS = 10, P_PERIOD_TYPE = 11, P_PERIOD = 12, P_COMMENT = 13,
 	VT_TYPE = 1, VT_UNIT = 2,
 	S_LOCATION_ID = 1, S_VALUE = 2, S_LABEL = 3,
 	LB_KEY = 1, LB_NUM = 3,
@@ -101,6 +101,7 @@ struct exporter {
 	struct u64map locs;  /* address -> location id */
 	uint64_t next_func, next_loc;
 	int symbolized;
+	int with_alloc, with_inuse; /* the sample types written */
 	/* output */
 	gzFile gz;
 	FILE *f;
@@ -218,7 +219,6 @@ static int64_t to_i64(double d)
 
 static void write_sample(struct exporter *x, const struct prof_sample *s)
 {
-	const struct profile *p = x->p;
 	for (uint32_t i = 0; i < s->naddrs; i++)
 		location_of(x, s->addrs[i]);
 	uint64_t bytes_key = intern(x, "bytes");
@@ -228,15 +228,17 @@ static void write_sample(struct exporter *x, const struct prof_sample *s)
 		pbwrite_raw_varint(&x->pb, u64map_get(&x->locs, s->addrs[i]));
 	pbwrite_end(&x->pb, k);
 	k = pbwrite_begin(&x->pb, S_VALUE);
-	if (p->has_alloc) {
+	if (x->with_alloc) {
 		pbwrite_raw_varint(&x->pb, (uint64_t)to_i64(s->v[PV_ALLOC_OBJS]));
 		pbwrite_raw_varint(&x->pb, (uint64_t)to_i64(s->v[PV_ALLOC_BYTES]));
 	}
-	pbwrite_raw_varint(&x->pb, (uint64_t)to_i64(s->v[PV_INUSE_OBJS]));
-	pbwrite_raw_varint(&x->pb, (uint64_t)to_i64(s->v[PV_INUSE_BYTES]));
+	if (x->with_inuse) {
+		pbwrite_raw_varint(&x->pb, (uint64_t)to_i64(s->v[PV_INUSE_OBJS]));
+		pbwrite_raw_varint(&x->pb, (uint64_t)to_i64(s->v[PV_INUSE_BYTES]));
+	}
 	pbwrite_end(&x->pb, k);
-	double objs = p->has_alloc ? s->v[PV_ALLOC_OBJS] : s->v[PV_INUSE_OBJS];
-	double bytes = p->has_alloc ? s->v[PV_ALLOC_BYTES] : s->v[PV_INUSE_BYTES];
+	double objs = x->with_alloc ? s->v[PV_ALLOC_OBJS] : s->v[PV_INUSE_OBJS];
+	double bytes = x->with_alloc ? s->v[PV_ALLOC_BYTES] : s->v[PV_INUSE_BYTES];
 	if (objs != 0) {
 		k = pbwrite_begin(&x->pb, S_LABEL);
 		pbwrite_varint(&x->pb, LB_KEY, bytes_key);
@@ -309,10 +311,19 @@ int pprof_export(const struct profile *p, const char *path, int gzip)
 	                                 : open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -errno;
+	struct pprof_export_options o = {.gzip = gzip};
+	return pprof_export_fd(p, fd, &o);
+}
+
+int pprof_export_fd(const struct profile *p, int fd, const struct pprof_export_options *o)
+{
+	int gzip = o->gzip;
 	struct exporter x;
 	memset(&x, 0, sizeof x);
 	x.p = p;
 	x.symbolized = p->syms != NULL;
+	x.with_alloc = p->has_alloc && o->parts != PPROF_EXPORT_INUSE;
+	x.with_inuse = o->parts != PPROF_EXPORT_ALLOC;
 	if (gzip) {
 		x.gz = gzdopen(fd, "wb");
 		if (!x.gz) {
@@ -334,12 +345,14 @@ int pprof_export(const struct profile *p, const char *path, int gzip)
 	u64map_init(&x.locs);
 
 	intern(&x, ""); /* string_table[0] must be empty */
-	if (p->has_alloc) {
+	if (x.with_alloc) {
 		value_type(&x, P_SAMPLE_TYPE, "alloc_objects", "count");
 		value_type(&x, P_SAMPLE_TYPE, "alloc_space", "bytes");
 	}
-	value_type(&x, P_SAMPLE_TYPE, "inuse_objects", "count");
-	value_type(&x, P_SAMPLE_TYPE, "inuse_space", "bytes");
+	if (x.with_inuse) {
+		value_type(&x, P_SAMPLE_TYPE, "inuse_objects", "count");
+		value_type(&x, P_SAMPLE_TYPE, "inuse_space", "bytes");
+	}
 	write_mappings(&x);
 	for (size_t i = 0; i < p->nsamples && !x.pb.err; i++)
 		write_sample(&x, &p->samples[i]);
@@ -348,6 +361,8 @@ int pprof_export(const struct profile *p, const char *path, int gzip)
 		pbwrite_int64(&x.pb, P_PERIOD, (int64_t)p->period);
 	if (p->time_ns > 0)
 		pbwrite_int64(&x.pb, P_TIME_NANOS, p->time_ns);
+	if (o->duration_ns > 0)
+		pbwrite_int64(&x.pb, P_DURATION_NANOS, o->duration_ns);
 	uint64_t ids[4];
 	size_t nids = 0;
 	char pid[32] = "";

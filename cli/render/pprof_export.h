@@ -23,4 +23,20 @@
  */
 int pprof_export(const struct profile *p, const char *path, int gzip);
 
+/* Which sample types pprof_export_fd writes. */
+enum pprof_export_parts {
+	PPROF_EXPORT_ALL = 0,   /* as pprof_export: alloc_* (when p has them) and inuse_* */
+	PPROF_EXPORT_INUSE,     /* inuse_objects, inuse_space only */
+	PPROF_EXPORT_ALLOC,     /* alloc_objects, alloc_space only (p must have them) */
+};
+
+struct pprof_export_options {
+	int gzip;
+	enum pprof_export_parts parts;
+	int64_t duration_ns;    /* written as duration_nanos when > 0 */
+};
+
+/* As pprof_export, to the open descriptor fd (closed in all cases) with options o. */
+int pprof_export_fd(const struct profile *p, int fd, const struct pprof_export_options *o);
+
 #endif
