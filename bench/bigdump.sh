@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # bigdump.sh - the CLI on a huge dump: time and peak RSS of `heaptap top`, `heaptap collapsed`
 # and `jeprof --text` (given JEPROF_TIMEOUT seconds; "timeout" when it takes longer) on the same
 # heap_v2 dump of STACKS stacks (default 1 M, depth 10-40) whose frames are drawn from PCS

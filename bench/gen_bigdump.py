@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 """gen_bigdump.py - writes a big C program and a huge heap_v2 dump of it, for bench/bigdump.sh.
 
 `prog OUTDIR [--funcs N]` writes OUTDIR/bigprog.c: N small functions (each calls a few others,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * cmd_push.c - `heaptap push`: uploads dumps that already exist (any format heaptap reads:
  * heaptap and jemalloc heap_v2, gperftools, pprof) to a continuous-profiling backend, each

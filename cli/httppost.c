@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * httppost.c - the POST client of httppost.h: the URL split and the connection come from
  * httpget.c; this file writes the request, reads the reply to its end (the server closes)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * httppost.h - the HTTP/1.1 POST of `heaptap push`: one request with Connection: close to a
  * plain http:// URL (DNS allowed, IPv4 or IPv6), timeouts on connect, send and reply, and the

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # cli_bigdump_memory.sh - a big text dump is streamed, not held: `heaptap top` on a 96 MiB
 # heap_v2 dump whose bulk is per-thread lines (one per thread and stack, as a many-threaded
 # jemalloc writes them; parsed, not kept) peaks well below the file's size in resident memory,

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # cli_push.sh - `heaptap push` uploads existing dumps to the loopback stand-ins of each backend
 # (lib/push_standin.py rejects what the real servers reject): Pyroscope /ingest raw and
 # multipart, Pyroscope's Connect API, Parca's writeraw. Inputs: a heaptap dump and a dump of
