@@ -3,7 +3,8 @@
 #
 # One Makefile, no configure step. Sources are found by directory, so adding a file needs no edit here:
 #   base/*.c                      tiny helpers, no malloc (in the collector and the CLI)
-#   profile/*.c                   profile model, readers and writers; only PROFILE_INPROC goes into the .so
+#   profile/*.c                   profile model and readers (the CLI's)
+#   profile/inproc/*.c            the writers and math that also run inside the host: the .so takes this folder
 #   lib/*.c                       the collector, libheaptap.so (lib/interpose.c holds the malloc family)
 #   cli/*.c cli/sym/*.c cli/render/*.c   the heaptap CLI (cli/main.c has main())
 #   tests/unit/lib_*.c            unit tests against the collector's modules (no interposition)
@@ -26,12 +27,11 @@ CFLAGS   := $(OPT) $(WARN)
 SAN      := -fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all -fno-omit-frame-pointer -DHEAPTAP_LOCKRANK
 TSAN     := -fsanitize=thread -fno-omit-frame-pointer -DHEAPTAP_LOCKRANK
 
-# Profile code that runs inside the host: writers and math, no malloc.
-PROFILE_INPROC := $(wildcard profile/heapv2_write.c profile/pprof_write.c profile/unbias.c profile/pbwrite.c profile/legacy_write.c profile/pushfmt.c \
-                            profile/cpu_pprof_write.c profile/gperf_cpu_write.c)
+# Profile code that runs inside the host (writers and math, no malloc): its own folder.
+PROFILE_INPROC := $(wildcard profile/inproc/*.c)
 
 BASE_SRC    := $(wildcard base/*.c)
-PROFILE_SRC := $(wildcard profile/*.c)
+PROFILE_SRC := $(wildcard profile/*.c) $(PROFILE_INPROC)
 LIB_SRC     := $(wildcard lib/*.c)
 CLI_SRC     := $(wildcard cli/*.c cli/sym/*.c cli/render/*.c)
 CLI_MAIN    := cli/main.c
@@ -207,7 +207,7 @@ install: all
 	install -m 0644 README.md docs/*.md $(DESTDIR)$(DOCDIR)/
 
 format:
-	clang-format -i $(wildcard base/*.[ch] profile/*.[ch] lib/*.[ch] cli/*.[ch] cli/*/*.[ch] include/*.h)
+	clang-format -i $(wildcard base/*.[ch] profile/*.[ch] profile/*/*.[ch] lib/*.[ch] cli/*.[ch] cli/*/*.[ch] include/*.h)
 
 clean:
 	rm -rf $(O)

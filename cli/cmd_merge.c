@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 #include "../base/outbuf.h"
-#include "../profile/dumpsrc.h"
-#include "../profile/heapv2_write.h"
+#include "../profile/inproc/dumpsrc.h"
+#include "../profile/inproc/heapv2_write.h"
 #include "cmd.h"
 #include "common.h"
 #include "render/pprof_export.h"

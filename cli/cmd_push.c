@@ -3,7 +3,7 @@
  * cmd_push.c - `heaptap push`: uploads dumps that already exist (any format heaptap reads:
  * heaptap and jemalloc heap_v2, gperftools, pprof) to a continuous-profiling backend, each
  * one symbolized (render/pprof_export.c's pprof, as `heaptap pprof` writes it) and sent in
- * the collector's dialects (profile/pushfmt.c: Pyroscope /ingest raw or multipart, Pyroscope's
+ * the collector's dialects (profile/inproc/pushfmt.c: Pyroscope /ingest raw or multipart, Pyroscope's
  * Connect API, Parca's writeraw) with one POST each (httppost.c).
  *
  * Not the collector's push client (lib/push.c: deltas, a queue, retries): a dump is sent
@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "../base/outbuf.h"
-#include "../profile/pushfmt.h"
+#include "../profile/inproc/pushfmt.h"
 #include "cmd.h"
 #include "common.h"
 #include "httppost.h"

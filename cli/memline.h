@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * memline.h - the one explained line about a process's memory that `run`, `top` and `report`
- * print from a dump's memory figures (profile/memfacts.h): the sampled heap, what the
+ * print from a dump's memory figures (profile/inproc/memfacts.h): the sampled heap, what the
  * allocator holds (in use, free, trimmable), the resident set, swap and the cgroup's limit.
  *
  * Formatting only: it reads nothing and allocates nothing. Not the collector's accounting
@@ -12,7 +12,7 @@
 
 #include <stddef.h>
 
-#include "../profile/memfacts.h"
+#include "../profile/inproc/memfacts.h"
 
 /* "1.5 MiB" (whole numbers without ".0" when whole != 0). */
 void memline_bytes(double v, char *buf, size_t cap, int whole);

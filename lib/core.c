@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include "../base/outbuf.h"
-#include "../profile/unbias.h"
+#include "../profile/inproc/unbias.h"
 #include "doorbell.h"
 #include "livetab.h"
 #include "lockrank.h"

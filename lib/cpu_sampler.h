@@ -18,7 +18,7 @@
 
 #include <stdint.h>
 
-#include "../profile/cpusrc.h"
+#include "../profile/inproc/cpusrc.h"
 
 /* Frames kept per sample (deeper stacks are cut and counted as truncated). */
 #define CPU_SAMPLER_FRAMES 125

@@ -22,8 +22,8 @@
 #include <unistd.h>
 
 #include "../base/outbuf.h"
-#include "../profile/cpu_pprof_write.h"
-#include "../profile/gperf_cpu_write.h"
+#include "../profile/inproc/cpu_pprof_write.h"
+#include "../profile/inproc/gperf_cpu_write.h"
 #include "cpu_sampler.h"
 #include "dumpfmt.h"
 #include "maps.h"

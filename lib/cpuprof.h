@@ -8,7 +8,7 @@
  * API) and one HTTP window (/debug/pprof/profile, /pprof/profile: one at a time). The sampler
  * runs while either does; a thread of its own drains the rings every few milliseconds and
  * rescans the process's threads. Not the sampling (cpu_sampler.c), nor the HTTP handlers
- * (cpu_http.c), nor the formats (profile/cpu_pprof_write.h, gperf_cpu_write.h). No host
+ * (cpu_http.c), nor the formats (profile/inproc/cpu_pprof_write.h, gperf_cpu_write.h). No host
  * malloc; none of it is async-signal-safe; every function may lock the sessions' mutex.
  */
 #ifndef HEAPTAP_LIB_CPUPROF_H

@@ -16,10 +16,10 @@
 #include <unistd.h>
 
 #include "../base/outbuf.h"
-#include "../profile/dumpsrc.h"
-#include "../profile/heapv2_write.h"
-#include "../profile/legacy_write.h"
-#include "../profile/pprof_write.h"
+#include "../profile/inproc/dumpsrc.h"
+#include "../profile/inproc/heapv2_write.h"
+#include "../profile/inproc/legacy_write.h"
+#include "../profile/inproc/pprof_write.h"
 #include "core.h"
 #include "dump.h"
 #include "jemalloc_backend.h"

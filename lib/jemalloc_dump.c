@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "../base/outbuf.h"
-#include "../profile/unbias.h"
+#include "../profile/inproc/unbias.h"
 #include "dumpfmt.h"
 #include "jemalloc_backend.h"
 #include "rundir.h"

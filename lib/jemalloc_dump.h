@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * jemalloc_dump.h - a snapshot of the program's own jemalloc profiler as the stacks of a
- * dump_source (profile/dumpsrc.h), so every dump heaptap writes (heap_v2, pprof, legacy; to
+ * dump_source (profile/inproc/dumpsrc.h), so every dump heaptap writes (heap_v2, pprof, legacy; to
  * files under prof_prefix, to HTTP replies, at exit) can come from jemalloc when it is the
  * backend (backend.h): jemalloc's prof.dump is written into the run directory, the file is
  * parsed (heap_v2), unbiased as jeprof would, and the allocator frames that lead each stack
@@ -17,7 +17,7 @@
 
 #include <stdint.h>
 
-#include "../profile/dumpsrc.h"
+#include "../profile/inproc/dumpsrc.h"
 
 /* Asks jemalloc for a dump and loads it. Returns 0 (*period holds the file's sample period,
    *accum 1 when jemalloc keeps cumulative counts) or -errno (-ENOENT: jemalloc's profiler is

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../profile/dumpsrc.h"
+#include "../profile/inproc/dumpsrc.h"
 
 struct maps_snapshot {
 	char *text;                  /* maps text + synthetic lines */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * memacct.h - memory accounting: fills a struct memfacts (profile/memfacts.h) with the
+ * memacct.h - memory accounting: fills a struct memfacts (profile/inproc/memfacts.h) with the
  * sampled heap (the core's sums), what the allocator below holds (glibc mallinfo2, else
  * mallinfo; jemalloc's stats.* through mallctl; tcmalloc's numeric properties), the resident
  * set (/proc/self/smaps_rollup, else /proc/self/status) and the memory cgroup (cgroup.h).
@@ -15,7 +15,7 @@
 #ifndef HEAPTAP_LIB_MEMACCT_H
 #define HEAPTAP_LIB_MEMACCT_H
 
-#include "../profile/memfacts.h"
+#include "../profile/inproc/memfacts.h"
 
 /* Looks up the allocator's statistics functions and locates the memory cgroup (once; later
    calls return at once). Every other function here calls it first. */

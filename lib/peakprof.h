@@ -17,7 +17,7 @@
 
 #include <stdint.h>
 
-#include "../profile/dumpsrc.h"
+#include "../profile/inproc/dumpsrc.h"
 #include "stacktab.h"
 
 /* The live estimate above which the next copy is due; UINT64_MAX while prof_peak is off.

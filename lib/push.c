@@ -2,7 +2,7 @@
 /*
  * push.c - the push client of push.h. It runs on the background thread (bgthread.c asks
  * push_due_ns when to wake and calls push_run then): each interval one delta profile
- * (delta.c) is written to a memfd, encoded for the dialect (profile/pushfmt.c) into its own
+ * (delta.c) is written to a memfd, encoded for the dialect (profile/inproc/pushfmt.c) into its own
  * mmap'd buffer and queued; the queue's head is POSTed (pushhttp.c); a failure is retried
  * with a doubling backoff, a refusal (4xx other than 408 and 429) is dropped at once, and a
  * full queue drops its oldest profile. Every outcome is counted (push_get_counts, /metrics)
@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "../base/outbuf.h"
-#include "../profile/pushfmt.h"
+#include "../profile/inproc/pushfmt.h"
 #include "core.h"
 #include "delta.h"
 #include "options.h"

@@ -3,7 +3,7 @@
  * sampler.c - PRNG and exponential intervals of sampler.h. No allocation, no shared state,
  * no libm: the logarithm is computed here from the double's bits and a short series, so a
  * sample reads no lookup table (libm's log made ~3 cold cache-line loads per sample). Not
- * the tables and not the unbiasing (profile/unbias.c).
+ * the tables and not the unbiasing (profile/inproc/unbias.c).
  */
 #include "sampler.h"
 

@@ -7,7 +7,7 @@
  * of size s when s >= bytes left" an allocation of s bytes is sampled with probability exactly
  * 1 - exp(-s/R) and the countdown stays memoryless; unbias_weight() inverts that. R = 1
  * samples every allocation. Pure functions over caller-owned state: async-signal-safe, no
- * allocation. Not the countdown itself (core.c) nor the weights (profile/unbias.h).
+ * allocation. Not the countdown itself (core.c) nor the weights (profile/inproc/unbias.h).
  */
 #ifndef HEAPTAP_LIB_SAMPLER_H
 #define HEAPTAP_LIB_SAMPLER_H

@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "memfacts.h"
+#include "inproc/memfacts.h"
 
 /* Value indexes, in jeprof's order (its HeapProfileIndex). */
 enum prof_value {

@@ -3,7 +3,7 @@
  * memchart.h - the report's "Memory beside the heap" section: one SVG line chart of the
  * dumps' memory figures over time (sampled heap, what the allocator holds, RSS, the cgroup's
  * usage and limit) and the memory line of the last dump. CLI only; writes to a FILE, no
- * analysis. Not the heap chart (report.c) nor the figures (profile/memfacts.h).
+ * analysis. Not the heap chart (report.c) nor the figures (profile/inproc/memfacts.h).
  */
 #ifndef HEAPTAP_CLI_RENDER_MEMCHART_H
 #define HEAPTAP_CLI_RENDER_MEMCHART_H

@@ -4,7 +4,7 @@
  * through pbwrite: strings, functions and locations are emitted the first time a sample
  * needs them (protobuf lets repeated fields interleave; indexes follow the order of
  * appearance), deduplicated by small hash tables, and the bytes go through zlib's gz* API
- * or stdio. Not the in-process writer (profile/pprof_write.c), which must not allocate.
+ * or stdio. Not the in-process writer (profile/inproc/pprof_write.c), which must not allocate.
  */
 #include "pprof_export.h"
 
@@ -18,7 +18,7 @@
 
 #include "../../base/hash.h"
 #include "../../profile/arena.h"
-#include "../../profile/pbwrite.h"
+#include "../../profile/inproc/pbwrite.h"
 #include "../../profile/pprof_read.h"
 #include "../../profile/symtab.h"
 

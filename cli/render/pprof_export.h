@@ -8,7 +8,7 @@
  * Sample types: alloc_objects, alloc_space, inuse_objects, inuse_space when the profile
  * has alloc data, else inuse_objects, inuse_space; period_type space/bytes. Values are the
  * model's unsampled doubles truncated to int64. Not a reader and not the collector's writer
- * (profile/pprof_write.c); CLI only, allocates.
+ * (profile/inproc/pprof_write.c); CLI only, allocates.
  */
 #ifndef HEAPTAP_CLI_RENDER_PPROF_EXPORT_H
 #define HEAPTAP_CLI_RENDER_PPROF_EXPORT_H

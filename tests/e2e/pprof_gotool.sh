@@ -45,8 +45,8 @@ cat >"$T/driver.c" <<'EOF'
 #include <fcntl.h>
 #include <unistd.h>
 #include "base/outbuf.h"
-#include "profile/legacy_write.h"
-#include "profile/pprof_write.h"
+#include "profile/inproc/legacy_write.h"
+#include "profile/inproc/pprof_write.h"
 
 #define R 524288.0
 static uintptr_t pcs[3][3];
@@ -115,8 +115,8 @@ int main(int argc, char **argv)
 	return ob.err ? 1 : 0;
 }
 EOF
-cc -std=c11 -D_GNU_SOURCE -O1 -I"$ROOT" -o "$T/driver" "$T/driver.c" "$ROOT/profile/pprof_write.c" \
-	"$ROOT/profile/pbwrite.c" "$ROOT/profile/legacy_write.c" "$ROOT/profile/unbias.c" "$ROOT/base/outbuf.c" "$ROOT/base/deflate.c" -lm ||
+cc -std=c11 -D_GNU_SOURCE -O1 -I"$ROOT" -o "$T/driver" "$T/driver.c" "$ROOT/profile/inproc/pprof_write.c" \
+	"$ROOT/profile/inproc/pbwrite.c" "$ROOT/profile/inproc/legacy_write.c" "$ROOT/profile/inproc/unbias.c" "$ROOT/base/outbuf.c" "$ROOT/base/deflate.c" -lm ||
 	fail "cannot build the driver"
 read -r E0 E1 E2 E3 U0 U1 U2 U3 < <("$T/driver" "$T" "$A" "$B" "$M1" "$M2" "$MAIN" "$T/prog" \
 	"$TSTART" "$TEND" "$TOFF") || fail "driver failed"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * lib_heapv2.c - unit test of the in-process heap_v2 writer (profile/heapv2_write.c): the
+ * lib_heapv2.c - unit test of the in-process heap_v2 writer (profile/inproc/heapv2_write.c): the
  * exact bytes written for a synthetic dump_source (pre-compensated counts, frame 0 minus
  * one, omitted empty stacks, maps and metadata), exact counts at R = 1, and that jeprof's
  * formula (unbias_jeprof) maps the printed pairs back to the unbiased totals within the
@@ -11,9 +11,9 @@
 #include <string.h>
 
 #include "../../base/outbuf.h"
-#include "../../profile/dumpsrc.h"
-#include "../../profile/heapv2_write.h"
-#include "../../profile/unbias.h"
+#include "../../profile/inproc/dumpsrc.h"
+#include "../../profile/inproc/heapv2_write.h"
+#include "../../profile/inproc/unbias.h"
 #include "check.h"
 
 static struct dump_stack stacks[8];

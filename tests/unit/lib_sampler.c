@@ -2,7 +2,7 @@
 /*
  * lib_sampler.c - unit test of the sampling math: the mean of the exponential intervals
  * (lib/sampler.c), the sampling probability 1 - exp(-s/R) they produce with the collector's
- * "sample when s >= bytes left" rule, and that weights (profile/unbias.c) turn the samples
+ * "sample when s >= bytes left" rule, and that weights (profile/inproc/unbias.c) turn the samples
  * back into the true totals. Seeds are fixed, so the numbers are the same on every run; the
  * bounds are many standard deviations wide.
  */
@@ -11,7 +11,7 @@
 #include <stdio.h>
 
 #include "../../lib/sampler.h"
-#include "../../profile/unbias.h"
+#include "../../profile/inproc/unbias.h"
 #include "check.h"
 
 /* Simulates the collector's countdown over n allocations of the given sizes (cycled). */

@@ -11,9 +11,9 @@
 #include <string.h>
 
 #include "../../base/outbuf.h"
-#include "../../profile/dumpsrc.h"
+#include "../../profile/inproc/dumpsrc.h"
 #include "../../profile/heapv2_read.h"
-#include "../../profile/heapv2_write.h"
+#include "../../profile/inproc/heapv2_write.h"
 #include "../../profile/model.h"
 #include "../../profile/reader.h"
 #include "check.h"

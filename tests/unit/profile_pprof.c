@@ -15,11 +15,11 @@
 #include <zlib.h>
 
 #include "../../base/outbuf.h"
-#include "../../profile/legacy_write.h"
+#include "../../profile/inproc/legacy_write.h"
 #include "../../profile/model.h"
-#include "../../profile/pbwrite.h"
+#include "../../profile/inproc/pbwrite.h"
 #include "../../profile/pprof_read.h"
-#include "../../profile/pprof_write.h"
+#include "../../profile/inproc/pprof_write.h"
 #include "../../profile/symtab.h"
 #include "check.h"
 

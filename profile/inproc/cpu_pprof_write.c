@@ -11,8 +11,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "../base/deflate.h"
-#include "../base/outbuf.h"
+#include "../../base/deflate.h"
+#include "../../base/outbuf.h"
 #include "pbwrite.h"
 
 enum {

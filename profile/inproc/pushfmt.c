@@ -8,7 +8,7 @@
 
 #include <string.h>
 
-#include "../base/outbuf.h"
+#include "../../base/outbuf.h"
 
 int pushfmt_dialect_of(const char *format, const char *path)
 {

@@ -8,7 +8,7 @@
 
 #include <string.h>
 
-#include "../base/outbuf.h"
+#include "../../base/outbuf.h"
 
 static void word(struct outbuf *ob, uint64_t v)
 {

@@ -16,8 +16,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "../base/deflate.h"
-#include "../base/outbuf.h"
+#include "../../base/deflate.h"
+#include "../../base/outbuf.h"
 #include "pbwrite.h"
 
 /* profile.proto field numbers (FORMATS.md 5.1). */

@@ -16,7 +16,7 @@
 
 #include <stdint.h>
 
-#include "../base/outbuf.h"
+#include "../../base/outbuf.h"
 #include "dumpsrc.h"
 
 /* Appends the whole profile to ob (errors are sticky in ob). */

@@ -10,7 +10,7 @@
 #ifndef HEAPTAP_PROFILE_HEAPV2_WRITE_H
 #define HEAPTAP_PROFILE_HEAPV2_WRITE_H
 
-#include "../base/outbuf.h"
+#include "../../base/outbuf.h"
 #include "dumpsrc.h"
 
 /*
