@@ -7,6 +7,7 @@
  * Not the endpoints (http_delta.c) nor the push client (push.c). No host malloc.
  */
 #include "delta.h"
+#include "../base/pages.h"
 
 #include <errno.h>
 #include <string.h>
@@ -24,7 +25,7 @@ static int ensure_cap(struct delta_base *b)
 	if (b->ents && need <= b->cap)
 		return 0;
 	size_t cap = need + need / 4 + 1024;
-	size_t bytes = (cap * sizeof *b->ents + 4095) & ~(size_t)4095;
+	size_t bytes = (size_t)pages_round_up(cap * sizeof *b->ents);
 	void *ents = sys_map(bytes);
 	if (!ents)
 		return -ENOMEM;

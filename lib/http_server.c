@@ -12,6 +12,7 @@
  * (Connection: close).
  */
 #include "http_server.h"
+#include "../base/pages.h"
 
 #include "peercred.h"
 #include "procsel.h"
@@ -687,9 +688,9 @@ static void conn_head_done(struct conn *c, long head_len)
 		conn_handle(c);
 		return;
 	}
-	c->body_map = ((size_t)want + 4095) & ~(size_t)4095;
-	void *m = mmap(NULL, c->body_map, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (m == MAP_FAILED) {
+	c->body_map = (size_t)pages_round_up((size_t)want);
+	void *m = pages_map(c->body_map);
+	if (!m) {
 		c->body_map = 0;
 		conn_reply_error(c, 503, "out of memory\n", NULL);
 		return;

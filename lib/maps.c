@@ -6,6 +6,7 @@
  * symbolizer: addresses are resolved offline by the CLI.
  */
 #include "maps.h"
+#include "../base/pages.h"
 
 #include <dlfcn.h>
 #include <elf.h>
@@ -88,7 +89,7 @@ static int collect_object(struct dl_phdr_info *info, size_t size, void *ctx)
 	if (lo >= hi)
 		return 0;
 	struct object *o = &objects[nobjects++];
-	o->lo = lo & ~(uintptr_t)4095;
+	o->lo = (uintptr_t)pages_round_down(lo);
 	o->hi = hi;
 	o->build_id_len = (uint32_t)maps_build_id(info->dlpi_addr, info->dlpi_phdr, info->dlpi_phnum,
 	                                          o->build_id, sizeof o->build_id);
@@ -294,15 +295,15 @@ static int record_unload(struct dl_phdr_info *info, size_t size, void *arg)
 		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
 			continue;
 		uintptr_t a = info->dlpi_addr + ph->p_vaddr;
-		if (already_recorded(a & ~(uintptr_t)4095, info->dlpi_name))
+		if (already_recorded((uintptr_t)pages_round_down(a), info->dlpi_name))
 			continue;
 		size_t slot = __atomic_fetch_add(&nunloaded, 1, __ATOMIC_ACQ_REL);
 		if (slot >= MAX_UNLOADED)
 			break;
 		struct unloaded *u = &unloaded[slot];
-		u->start = a & ~(uintptr_t)4095;
-		u->limit = (a + ph->p_memsz + 4095) & ~(uintptr_t)4095;
-		u->offset = ph->p_offset & ~(uint64_t)4095;
+		u->start = (uintptr_t)pages_round_down(a);
+		u->limit = (uintptr_t)pages_round_up(a + ph->p_memsz);
+		u->offset = pages_round_down(ph->p_offset);
 		sys_strlcpy(u->path, info->dlpi_name, sizeof u->path);
 		memcpy(u->build_id, bid, bidlen);
 		u->build_id_len = (uint32_t)bidlen;

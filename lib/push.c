@@ -12,6 +12,7 @@
  * host's descriptors); the host's threads never wait for anything here.
  */
 #include "push.h"
+#include "../base/pages.h"
 
 #include <errno.h>
 #include <string.h>
@@ -244,7 +245,7 @@ static void make_profile(const struct options *o)
 	in.until_s = until / 1000000000;
 	if (in.until_s <= in.from_s)
 		in.until_s = in.from_s + 1;
-	size_t cap = (pushfmt_bound(&in) + 4095) & ~(size_t)4095;
+	size_t cap = (size_t)pages_round_up(pushfmt_bound(&in));
 	if (qlen == o->push_queue || qlen == QUEUE_MAX) {
 		bump(&counts.dropped);
 		sys_log_once(&log_once_drop, "push: the queue is full (the backend is down or slow)",

@@ -8,6 +8,7 @@
  * All memory comes from mmap; the cache holds at most SYMZ_MAX_OBJS objects.
  */
 #include "symbolz.h"
+#include "../base/pages.h"
 #include "../base/bisect.h"
 
 #include "../base/elffile.h"
@@ -103,9 +104,9 @@ static int obj_read_symbols(struct symz_obj *o)
 		count += elffile_sym_is_func(&t, i);
 	if (count == 0)
 		return -1;
-	size_t len = (count * sizeof(struct symz_sym) + 4095) & ~(size_t)4095;
-	void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (m == MAP_FAILED)
+	size_t len = (size_t)pages_round_up(count * sizeof(struct symz_sym));
+	void *m = pages_map(len);
+	if (!m)
 		return -1;
 	struct symz_sym *out = m;
 	size_t k = 0;

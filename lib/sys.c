@@ -4,6 +4,7 @@
  * (sys.h). Uses only system calls and string functions; never the host's malloc or stdio.
  */
 #include "sys.h"
+#include "../base/pages.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -36,15 +37,12 @@ int64_t sys_mono_ns(void)
 
 void *sys_map(size_t n)
 {
-	void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-	               -1, 0);
-	return p == MAP_FAILED ? NULL : p;
+	return pages_map(n);
 }
 
 void sys_unmap(void *p, size_t n)
 {
-	if (p)
-		munmap(p, n);
+	pages_unmap(p, n);
 }
 
 long sys_read_file(const char *path, char **pbuf, size_t *pcap)

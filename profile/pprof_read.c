@@ -17,6 +17,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "../base/bisect.h"
 #include "arena.h"
 #include "symtab.h"
 
@@ -467,19 +468,16 @@ static int cmp_map(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
-/* Binary searches over the id-sorted tables. */
-#define DEFINE_FIND(name, type)                                            \
+/* Binary searches over the id-sorted tables (base/bisect.h; a key function per table). */
+#define DEFINE_FIND(name, type)                                                \
+	static uint64_t name##_key(const void *ctx, size_t i)                  \
+	{                                                                      \
+		return ((const type *)ctx)[i].id;                              \
+	}                                                                      \
 	static const type *name(const type *arr, size_t n, uint64_t want)     \
 	{                                                                      \
-		size_t lo = 0, hi = n;                                             \
-		while (lo < hi) {                                                  \
-			size_t mid = lo + (hi - lo) / 2;                               \
-			if (arr[mid].id < want)                                        \
-				lo = mid + 1;                                              \
-			else                                                           \
-				hi = mid;                                                  \
-		}                                                                  \
-		return lo < n && arr[lo].id == want ? &arr[lo] : NULL;             \
+		size_t lo = bisect_count_lt(n, want, name##_key, arr);         \
+		return lo < n && arr[lo].id == want ? &arr[lo] : NULL;         \
 	}
 DEFINE_FIND(find_loc, struct rloc)
 DEFINE_FIND(find_func, struct rfunc)

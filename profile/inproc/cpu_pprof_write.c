@@ -6,6 +6,7 @@
  * doubled when half full) and one Sample per stack. No malloc, no stdio.
  */
 #include "cpu_pprof_write.h"
+#include "../../base/pages.h"
 
 #include <errno.h>
 #include <string.h>
@@ -38,9 +39,9 @@ struct addr_ids {
 
 static int ids_init(struct addr_ids *t, size_t cap)
 {
-	t->bytes = (cap * 2 * sizeof(uint64_t) + 4095) & ~(size_t)4095;
-	void *p = mmap(NULL, t->bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED)
+	t->bytes = (size_t)pages_round_up(cap * 2 * sizeof(uint64_t));
+	void *p = pages_map(t->bytes);
+	if (!p)
 		return -ENOMEM;
 	t->slot = p;
 	t->cap = cap;

@@ -10,6 +10,7 @@
  * memory is mmap'd, the compressor's state included.
  */
 #include "pprof_write.h"
+#include "../../base/pages.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -67,7 +68,7 @@ static void *scratch_map(size_t n)
 
 static size_t page_round(size_t n)
 {
-	return (n + 4095) & ~(size_t)4095;
+	return (size_t)pages_round_up(n);
 }
 
 /* ---- the gzip stream (base/deflate.c) into the file descriptor ---- */
