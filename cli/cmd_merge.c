@@ -59,8 +59,9 @@ static int each_stack(const struct dump_source *src, int (*fn)(void *ctx, const 
 			.live_bytes = s->v[PV_INUSE_BYTES] > 0 ? s->v[PV_INUSE_BYTES] : 0,
 			.alloc_objs = s->v[PV_ALLOC_OBJS] > 0 ? s->v[PV_ALLOC_OBJS] : 0,
 			.alloc_bytes = s->v[PV_ALLOC_BYTES] > 0 ? s->v[PV_ALLOC_BYTES] : 0,
+			.xfree_bytes = s->xfree > 0 ? s->xfree : 0,
 		};
-		if (st.live_bytes == 0 && st.alloc_bytes == 0)
+		if (st.live_bytes == 0 && st.alloc_bytes == 0 && st.xfree_bytes == 0)
 			continue;
 		int r = fn(ctx, &st);
 		if (r)

@@ -148,6 +148,15 @@ int core_init(void)
 	return 1;
 }
 
+/* t's number, given on first need (its first sample, or a free before it ever allocated) */
+static uint32_t thread_serial(struct tstate *t)
+{
+	static uint32_t next_serial;
+	if (!t->serial)
+		t->serial = __atomic_add_fetch(&next_serial, 1, __ATOMIC_RELAXED);
+	return t->serial;
+}
+
 static void thread_start(struct tstate *t)
 {
 	if (!core_init())
@@ -155,6 +164,7 @@ static void thread_start(struct tstate *t)
 	sampler_seed(&t->rng, (uint64_t)(uintptr_t)t ^ ((uint64_t)syscall(SYS_gettid) << 32));
 	t->state = TSTATE_RUNNING;
 	t->gen = 0; /* forces arming below */
+	(void)thread_serial(t);
 	if (core.enabled) {
 		threads_register(t);
 		pthread_setspecific(thread_key, t);
@@ -357,6 +367,7 @@ HEAPTAP_TEXT static void record(struct tstate *t, void *p, uint64_t c, const voi
 	struct live_entry le;
 	le.ptr = (uintptr_t)p;
 	le.size = c;
+	le.thread = thread_serial(t);
 	int gdump = 0;
 
 	lockrank_lock(&table_lock);
@@ -430,7 +441,16 @@ static int forget(struct tstate *t, void *p, struct live_entry *out, uint32_t *g
 	}
 	found = livetab_remove(&core.live, (uintptr_t)p, out);
 	if (found) {
-		*gen = stacktab_get(&core.stacks, out->stack)->gen;
+		struct stack_entry *s = stacktab_get(&core.stacks, out->stack);
+		*gen = s->gen;
+		if (out->thread && out->thread != thread_serial(t)) {
+			/* freed by another thread than the one that allocated it (docs/OPTIONS.md
+			   "Memory evidence": why glibc's arenas keep memory after a hand-off) */
+			uint64_t objs_fp, bytes_fp;
+			weigh(out->size, &objs_fp, &bytes_fp);
+			s->xfree_objs_fp += objs_fp;
+			s->xfree_bytes_fp += bytes_fp;
+		}
 		unaccount_locked(out);
 	}
 	lockrank_unlock(&table_lock);

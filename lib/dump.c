@@ -40,6 +40,7 @@ struct snap {
 	uint32_t depth;
 	double live_objs, live_bytes, alloc_objs, alloc_bytes;
 	uint64_t live_samples;
+	double xfree_objs, xfree_bytes;
 };
 
 static struct snap *snaps;
@@ -158,6 +159,8 @@ static int for_each_stack(const struct dump_source *src,
 		st.alloc_objs = s->alloc_objs;
 		st.alloc_bytes = s->alloc_bytes;
 		st.live_samples = s->live_samples;
+		st.xfree_objs = s->xfree_objs;
+		st.xfree_bytes = s->xfree_bytes;
 		int r = fn(ctx, &st);
 		if (r)
 			return r;
@@ -200,7 +203,9 @@ static int take_snapshot(const struct dump_view *view)
 			view->adjust(view->ctx, id, e, &v);
 		else if (!core.accum)
 			v.alloc_objs_fp = v.alloc_bytes_fp = 0;
-		if (v.live_objs_fp == 0 && v.alloc_objs_fp == 0)
+		/* bytes freed by other threads: cumulative, in the plain dumps only */
+		uint64_t xo = view ? 0 : e->xfree_objs_fp, xb = view ? 0 : e->xfree_bytes_fp;
+		if (v.live_objs_fp == 0 && v.alloc_objs_fp == 0 && xb == 0)
 			continue;
 		struct snap *s = &snaps[nsnaps++];
 		/* operator new frames of a libstdc++ loaded after the sample are stripped here */
@@ -212,6 +217,8 @@ static int take_snapshot(const struct dump_view *view)
 		s->alloc_objs = (double)v.alloc_objs_fp / one;
 		s->alloc_bytes = (double)v.alloc_bytes_fp;
 		s->live_samples = e->live_samples;
+		s->xfree_objs = (double)xo / one;
+		s->xfree_bytes = (double)xb;
 	}
 	drops.dropped_samples = core.dropped_stacks + core.dropped_live;
 	drops.dropped_bytes = core.dropped_bytes_fp;

@@ -175,6 +175,7 @@ int jemalloc_dump_for_each(const struct dump_source *src,
 	for (size_t i = 0; i < nstacks; i++) {
 		const struct jstack *j = &stacks[i];
 		struct dump_stack st;
+		memset(&st, 0, sizeof st);
 		st.pcs = pcs + j->off;
 		st.depth = j->depth;
 		unbias_jeprof(j->cur_objs, j->cur_bytes, file_period, &st.live_objs, &st.live_bytes);

@@ -111,12 +111,13 @@ static void filter_dec(uintptr_t p)
 		bit_clear(i);
 }
 
-/* One live sample: 20 bytes. size UINT32_MAX: the size is in t->big. */
+/* One live sample: 24 bytes. size UINT32_MAX: the size is in t->big. */
 struct live_rec {
 	uint64_t ptr;
 	uint32_t size;
 	uint32_t stack;
 	uint32_t next; /* next record of the chain, 0 = end */
+	uint32_t thread;
 } __attribute__((packed, aligned(4)));
 
 #define BIG_SIZE UINT32_MAX
@@ -212,6 +213,7 @@ static void entry_of(const struct livetab *t, const struct live_rec *r, struct l
 {
 	out->ptr = (uintptr_t)r->ptr;
 	out->stack = r->stack;
+	out->thread = r->thread;
 	out->size = r->size;
 	if (r->size == BIG_SIZE) {
 		int k = big_slot(t, (uintptr_t)r->ptr);
@@ -281,6 +283,7 @@ int livetab_insert(struct livetab *t, const struct live_entry *e, struct live_en
 	struct live_rec *r = rec(t, i);
 	r->ptr = e->ptr;
 	r->stack = e->stack;
+	r->thread = e->thread;
 	r->next = 0;
 	if (set_size(t, r, e) < 0) {
 		recstore_free(&t->recs, i);

@@ -15,8 +15,8 @@
  * the layout). On a set bit, the word tells most frees of the granule's other blocks that they
  * were not sampled without the lock (livetab_may_hold).
  * The table itself is a linear-hashing table (linhash.h) of 20-byte records (pointer, size,
- * stack id, chain link) kept in a chunked record store (recstore.h): about 23 bytes per live
- * sample, growing one bucket and one chunk at a time with no rehash and no ceiling unless the
+ * stack id, chain link, allocating thread) kept in a chunked record store (recstore.h): about
+ * 27 bytes per live sample, growing one bucket and one chunk at a time with no rehash and no ceiling unless the
  * user sets a budget (prof_max_live). NOT thread-safe except livetab_filter_hit: the caller
  * holds the collector's table lock. No host malloc.
  */
@@ -39,6 +39,7 @@ struct live_entry {
 	uintptr_t ptr;     /* != 0 */
 	uint64_t size;     /* requested bytes */
 	uint32_t stack;    /* stack id */
+	uint32_t thread;   /* the allocating thread's number (tstate.serial), 0 = unknown */
 };
 
 /* Sizes of 2^32 - 1 bytes and more are kept beside the records, in a table this long. */

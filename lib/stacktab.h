@@ -44,6 +44,8 @@ struct stack_entry {
 	uint64_t alloc_objs_fp; /* cumulative, always (dumps show it with prof_accum; delta.h) */
 	uint64_t alloc_bytes_fp;
 	uint64_t live_samples;  /* raw sampled objects alive */
+	uint64_t xfree_objs_fp; /* cumulative: sampled objects freed by another thread than the */
+	uint64_t xfree_bytes_fp;/* one that allocated them (weighted like live_*) */
 };
 
 struct stacktab_pcclass {

@@ -44,6 +44,7 @@ struct tstate {
 	uint64_t rng;          /* PRNG state */
 	uint32_t depth;        /* reentrancy: > 0 while inside the profiler (tstate_enter) */
 	uint32_t gen;          /* sampling generation this thread armed under */
+	uint32_t serial;       /* this thread's number (1, 2, ...; 0 before its first slow-path call) */
 	int thread_off;        /* this thread's own switch is off (jemalloc's thread.prof.active) */
 	int state;             /* TSTATE_NEW, TSTATE_RUNNING, TSTATE_EXITED */
 	int registered;        /* has a slot in the thread registry (threads.c) */

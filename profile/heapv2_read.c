@@ -103,6 +103,20 @@ int heapv2_read_scan(struct textscan *ts, struct profile *p, char *err, size_t e
 			last = SIZE_MAX;
 			continue;
 		}
+		if (strncmp(t, "# heaptap: xfree ", 17) == 0) {
+			/* bytes of the stack above freed by other threads (heaptap's, jeprof skips it) */
+			const char *colon = strchr(t + 17, ':');
+			double xb = colon ? strtod(colon + 1, NULL) : 0;
+			if (have_stack && last < p->nsamples && xb > 0 && xb < 1e19)
+				p->samples[last].xfree += xb;
+			else if (have_stack && last == SIZE_MAX && xb > 0 && xb < 1e19) {
+				double zero[PV_COUNT] = {0, 0, 0, 0};
+				profile_add(p, stack, (uint32_t)nstack, zero);
+				last = p->nsamples - 1;
+				p->samples[last].xfree = xb;
+			}
+			continue;
+		}
 		long thread;
 		double v[PV_COUNT];
 		int c = parse_count_line(t, &thread, v);

@@ -92,6 +92,7 @@ void profile_add(struct profile *p, const uint64_t *addrs, uint32_t naddrs, cons
 	s->naddrs = naddrs;
 	for (int k = 0; k < PV_COUNT; k++)
 		s->v[k] = v[k];
+	s->xfree = 0;
 }
 
 void profile_add_mapping(struct profile *p, uint64_t start, uint64_t limit, uint64_t offset, const char *path,
@@ -221,7 +222,7 @@ static int sample_is_zero(const struct prof_sample *s)
 	for (int k = 0; k < PV_COUNT; k++)
 		if (s->v[k] != 0)
 			return 0;
-	return 1;
+	return s->xfree == 0;
 }
 
 /* Merges identical stacks in place (keeping first-seen order), drops all-zero samples when
@@ -245,6 +246,7 @@ static void profile_compact_impl(struct profile *p, int drop_zero)
 		} else {
 			for (int v = 0; v < PV_COUNT; v++)
 				p->samples[k].v[v] += s->v[v];
+			p->samples[k].xfree += s->xfree;
 		}
 	}
 	p->nsamples = out;
@@ -407,6 +409,7 @@ void profile_merge(struct profile *dst, const struct profile *src, double sign)
 		if (k != SIZE_MAX) {
 			for (int v = 0; v < PV_COUNT; v++)
 				dst->samples[k].v[v] += sign * s->v[v];
+			dst->samples[k].xfree += sign * s->xfree;
 			if (k == guess) {
 				guessing = 1;
 				wrong = 0;
@@ -421,6 +424,7 @@ void profile_merge(struct profile *dst, const struct profile *src, double sign)
 		d->naddrs = s->naddrs;
 		for (int v = 0; v < PV_COUNT; v++)
 			d->v[v] = sign * s->v[v];
+		d->xfree = sign * s->xfree;
 		stack_index_set(&pv->ix, slot, dst->nsamples - 1, h, dst->samples);
 	}
 	pv->ix_n = dst->nsamples;

@@ -33,6 +33,8 @@ struct prof_sample {
 	                      says so), so the symbolizer resolves it as is. */
 	uint32_t naddrs;   /* >= 1 */
 	double v[PV_COUNT];/* unsampled values; alloc pair is 0 when the input had none */
+	double xfree;      /* heaptap dumps: bytes of this stack freed by another thread than the
+	                      one that allocated them (cumulative estimate), else 0 */
 };
 
 struct prof_mapping {

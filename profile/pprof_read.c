@@ -591,6 +591,24 @@ static int push_value(struct reader *r, void *ctx, uint64_t v, size_t off)
 	return 0;
 }
 
+/* A sample label's value when it is heaptap's bytes_freed_by_other_threads (numeric), else 0
+   (a malformed label fails the read like any malformed field). */
+static double label_xfree(struct reader *r, const struct pbfield *l)
+{
+	struct pbfield g;
+	uint64_t key = 0, num = 0;
+	size_t pos = l->data, end = l->data + l->len;
+	while (next_field(r, &pos, end, &g)) {
+		if (g.num == 1 && g.wt == 0)
+			key = g.v;
+		else if (g.num == 3 && g.wt == 0)
+			num = g.v;
+	}
+	if (r->failed || key == 0 || key >= r->nstrings || (int64_t)num <= 0)
+		return 0;
+	return strcmp(r->str[key], "bytes_freed_by_other_threads") == 0 ? (double)num : 0;
+}
+
 static int build_samples(struct reader *r, struct profile *p, const int *type_pv)
 {
 	struct sample_ctx c = { p, NULL, 0, 0, NULL, 0, 0 };
@@ -602,6 +620,7 @@ static int build_samples(struct reader *r, struct profile *p, const int *type_pv
 			break;
 		}
 		c.naddrs = c.nvals = 0;
+		double xfree = 0;
 		size_t pos = f.data, end = f.data + f.len;
 		while (next_field(r, &pos, end, &g)) {
 			if (g.num == 1 && each_varint(r, &g, push_location, &c) < 0)
@@ -610,6 +629,8 @@ static int build_samples(struct reader *r, struct profile *p, const int *type_pv
 				break;
 			if (g.num == 3 && want_wt(r, &g, 2) < 0)
 				break;
+			if (g.num == 3)
+				xfree += label_xfree(r, &g);
 		}
 		if (r->failed) {
 			rc = -1;
@@ -642,6 +663,7 @@ static int build_samples(struct reader *r, struct profile *p, const int *type_pv
 		} else {
 			profile_add(p, c.addrs, (uint32_t)c.naddrs, v);
 		}
+		p->samples[p->nsamples - 1].xfree = xfree;
 	}
 	free(c.addrs);
 	free(c.vals);

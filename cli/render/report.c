@@ -630,6 +630,49 @@ static void write_top_table(struct ctx *c, const struct stacks *st)
 	free(rows);
 }
 
+/* The sites whose objects other threads freed (heaptap dumps: bytes_freed_by_other_threads), in
+   the newest dump, as a top table of those bytes; nothing when there are none. The values of
+   p are swapped for the table's build and put back. */
+static void write_cross_thread(struct ctx *c, const struct common_args *a, struct profile *p)
+{
+	double total = 0;
+	for (size_t i = 0; i < p->nsamples; i++)
+		total += p->samples[i].xfree;
+	if (!(total > 0))
+		return;
+	double (*saved)[PV_COUNT] = malloc(p->nsamples * sizeof *saved);
+	if (!saved)
+		return;
+	for (size_t i = 0; i < p->nsamples; i++) {
+		memcpy(saved[i], p->samples[i].v, sizeof saved[i]);
+		memset(p->samples[i].v, 0, sizeof p->samples[i].v);
+		p->samples[i].v[PV_INUSE_BYTES] = p->samples[i].xfree;
+	}
+	struct stacks_options so;
+	stacks_options_from(&so, a);
+	so.style = STACKS_SHORT;
+	so.value_index = PV_INUSE_BYTES;
+	struct stacks st;
+	if (stacks_build(&st, p, &so) == 0) {
+		char b[64];
+		int space = c->space;
+		c->space = 1;
+		fprintf(c->out, "<h2>Freed by another thread</h2>\n<p class=\"note\">%s allocated at these "
+		                "sites and freed by a thread other than the one that allocated them (an "
+		                "estimate from the sampled objects, since start, in the newest dump). With "
+		                "glibc's malloc such a block goes back to the allocating thread's arena, "
+		                "which may keep the memory after a producer/consumer hand-off: compare "
+		                "the allocator's free bytes in the memory line above.</p>\n",
+		        fmt_value(b, total, 1));
+		write_top_table(c, &st);
+		c->space = space;
+		stacks_release(&st);
+	}
+	for (size_t i = 0; i < p->nsamples; i++)
+		memcpy(p->samples[i].v, saved[i], sizeof saved[i]);
+	free(saved);
+}
+
 static void write_flame(struct ctx *c, struct flame_graph *g, const char *id, const char *title, int differential)
 {
 	struct flame_options fo;
@@ -805,6 +848,7 @@ int report_write_html(FILE *out, const struct common_args *a, const struct repor
 		stacks_release(&peak_short);
 	}
 	write_flame(&c, peakg, "flame-peak", "Peak dump", 0);
+	write_cross_thread(&c, a, &in->dumps[in->n - 1]);
 	if (diffg) {
 		fprintf(out, "<h2>Growth: first &#8594; last dump</h2>\n<p class=\"note\">Differential flame graph: "
 		             "dump 1 (%s) as the base, dump %zu (%s) as the widths.</p>\n",

@@ -28,6 +28,9 @@ struct dump_stack {
 	double alloc_objs;    /* unbiased cumulative allocations (0 unless prof_accum) */
 	double alloc_bytes;   /* unbiased cumulative bytes (0 unless prof_accum) */
 	uint64_t live_samples;/* raw number of sampled objects alive (for statistics) */
+	double xfree_objs;    /* unbiased cumulative objects of this stack freed by another thread
+	                         than the one that allocated them */
+	double xfree_bytes;   /* their bytes */
 };
 
 /* One mapping of an ELF file (or anonymous executable region) in the process. */

@@ -59,7 +59,8 @@ static int write_record(void *ctx, const struct dump_stack *st)
 	uint64_t o, b, ao, ab;
 	unbias_precompensate(st->live_objs, st->live_bytes, period, &o, &b);
 	unbias_precompensate(st->alloc_objs, st->alloc_bytes, period, &ao, &ab);
-	if (o == 0 && ao == 0)
+	uint64_t xb = st->xfree_bytes > 0 ? (uint64_t)(st->xfree_bytes + 0.5) : 0;
+	if (o == 0 && ao == 0 && xb == 0)
 		return 0;
 	outbuf_putc(ob, '@');
 	if (st->depth == 0) {
@@ -75,6 +76,15 @@ static int write_record(void *ctx, const struct dump_stack *st)
 	}
 	outbuf_putc(ob, '\n');
 	put_counts(ob, o, b, ao, ab);
+	if (xb) {
+		/* bytes of this stack freed by other threads than the allocating ones (cumulative,
+		   unbiased): a line jeprof skips, heaptap's reader takes */
+		outbuf_puts(ob, "  # heaptap: xfree ");
+		outbuf_u64(ob, (uint64_t)(st->xfree_objs + 0.5));
+		outbuf_puts(ob, ": ");
+		outbuf_u64(ob, xb);
+		outbuf_putc(ob, '\n');
+	}
 	return ob->err ? -ob->err : 0;
 }
 

@@ -27,7 +27,7 @@ enum {
 	P_TIME_NANOS = 9, P_DURATION_NANOS = 10, P_PERIOD_TYPE = 11, P_PERIOD = 12, P_COMMENT = 13,
 	VT_TYPE = 1, VT_UNIT = 2,
 	S_LOCATION_ID = 1, S_VALUE = 2, S_LABEL = 3,
-	L_KEY = 1, L_NUM = 3,
+	L_KEY = 1, L_NUM = 3, L_NUM_UNIT = 4,
 	M_ID = 1, M_START = 2, M_LIMIT = 3, M_OFFSET = 4, M_FILENAME = 5, M_BUILD_ID = 6,
 	LOC_ID = 1, LOC_MAPPING_ID = 2, LOC_ADDRESS = 3,
 };
@@ -157,7 +157,14 @@ struct walk {
 	/* pre-pass results */
 	size_t nstacks, nframes;
 	uint32_t max_depth;
+	uint64_t xfree_key;   /* the string index of "bytes_freed_by_other_threads" (written after
+	                         the samples, when used) */
+	int xfree_used;       /* a sample carries it */
 };
+
+/* A sample whose objects were freed by other threads than the ones that allocated them carries
+   the numeric label bytes_freed_by_other_threads (unbiased, cumulative; unit bytes): why
+   glibc's arenas may keep memory after a producer/consumer hand-off. */
 
 static int count_stack(void *ctx, const struct dump_stack *st)
 {
@@ -247,6 +254,14 @@ static int write_stack(void *ctx, const struct dump_stack *st)
 		pbwrite_varint(pb, L_KEY, STR_BYTES);
 		pbwrite_int64(pb, L_NUM, to_i64(bytes / objs));
 		pbwrite_end(pb, l);
+	}
+	if (st->xfree_bytes > 0) {
+		size_t l = pbwrite_begin(pb, S_LABEL);
+		pbwrite_varint(pb, L_KEY, w->xfree_key);
+		pbwrite_int64(pb, L_NUM, to_i64(st->xfree_bytes));
+		pbwrite_varint(pb, L_NUM_UNIT, STR_BYTES);
+		pbwrite_end(pb, l);
+		w->xfree_used = 1;
 	}
 	pbwrite_end(pb, s);
 	if (pb->err) {
@@ -406,8 +421,13 @@ int pprof_write(const struct dump_source *src, int fd)
 	pbwrite_init(&pb, scratch, pbcap, gz_write, gz);
 	w.pb = &pb;
 	write_header(&pb, src);
+	w.xfree_key = STR_FIRST_MAPPING + 2 * src->nmappings + LOSS_COMMENTS + extra_comments(src);
 	if (!pb.err)
 		src->for_each_stack(src, write_stack, &w);
+	/* the label's key, appended to the string table only when a sample uses it (string
+	   indexes count field 6 in order of appearance, wherever it appears) */
+	if (!pb.err && !w.err && w.xfree_used)
+		pbwrite_string(&pb, P_STRING, "bytes_freed_by_other_threads");
 	rc = w.err ? w.err : pbwrite_finish(&pb);
 	if (rc == 0)
 		rc = deflate_finish(gz);

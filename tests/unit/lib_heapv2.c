@@ -96,11 +96,11 @@ int main(void)
 	   C: nothing live, three cumulative allocations of 4096; D: all zero (omitted) */
 	nstacks = 4;
 	memset(stacks, 0, sizeof stacks);
-	stacks[0] = (struct dump_stack){pcs_a, 3, w(1000, R), 1000 * w(1000, R), 0, 0, 1};
+	stacks[0] = (struct dump_stack){pcs_a, 3, w(1000, R), 1000 * w(1000, R), 0, 0, 1, 0, 0};
 	stacks[1] = (struct dump_stack){pcs_b, 1, 2 * w(64, R) + w(1e6, R),
-	                                128 * w(64, R) + 1e6 * w(1e6, R), 0, 0, 3};
-	stacks[2] = (struct dump_stack){pcs_c, 2, 0, 0, 3 * w(4096, R), 3 * 4096 * w(4096, R), 0};
-	stacks[3] = (struct dump_stack){pcs_d, 1, 0, 0, 0, 0, 0};
+	                                128 * w(64, R) + 1e6 * w(1e6, R), 0, 0, 3, 0, 0};
+	stacks[2] = (struct dump_stack){pcs_c, 2, 0, 0, 3 * w(4096, R), 3 * 4096 * w(4096, R), 0, 0, 0};
+	stacks[3] = (struct dump_stack){pcs_d, 1, 0, 0, 0, 0, 0, 0, 0};
 	source(&src, (uint64_t)R);
 	render(&src, out, sizeof out);
 	static const char expect[] =
@@ -141,7 +141,7 @@ int main(void)
 
 	/* R = 1: exact counts */
 	nstacks = 1;
-	stacks[0] = (struct dump_stack){pcs_a, 3, 3, 300, 5, 700, 3};
+	stacks[0] = (struct dump_stack){pcs_a, 3, 3, 300, 5, 700, 3, 0, 0};
 	source(&src, 1);
 	render(&src, out, sizeof out);
 	CHECK(strncmp(out, "heap_v2/1\n  t*: 3: 300 [5: 700]\n@ 0x401000 0x402000 0x403000\n"

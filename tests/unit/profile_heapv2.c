@@ -201,11 +201,11 @@ static void test_writer_roundtrip(void)
 	static const uintptr_t pcs2[] = {0x405005, 0x402002, 0x403003};
 	struct rt_src r = {{
 		/* printed objects ~3662 and ~9155: error <= 0.5/printed */
-		{pcs0, 3, 2e7, 2e7 * 96, 5e7, 5e7 * 96.0, 3},
+		{pcs0, 3, 2e7, 2e7 * 96, 5e7, 5e7 * 96.0, 3, 0, 0},
 		/* big objects: weight ~1, so the estimate is ~an integer anyway */
-		{pcs1, 1, 3.0, 3.0 * 4 * 1048576.0, 3.0, 3.0 * 4 * 1048576.0, 3},
+		{pcs1, 1, 3.0, 3.0 * 4 * 1048576.0, 3.0, 3.0 * 4 * 1048576.0, 3, 0, 0},
 		/* nothing live; printed alloc objects ~229 */
-		{pcs2, 3, 0, 0, 5e6, 5e6 * 24, 0},
+		{pcs2, 3, 0, 0, 5e6, 5e6 * 24, 0, 0, 0},
 	}};
 	static const char maps[] = "00400000-00452000 r-xp 00000000 08:02 1 /usr/bin/rt\n";
 	static const uint8_t bid[] = {0xde, 0xad, 0xbe, 0xef};
