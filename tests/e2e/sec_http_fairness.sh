@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # sec_http_fairness.sh - slow and greedy clients do not starve the others (issue 14, item 9):
 # 32 slowloris clients that trickle a never-ending head and reconnect the moment they are
-# dropped, while a legitimate client makes 20 requests: each must be answered (at most 3
-# tries, each within 5 s). Then 16 clients ask for large replies (6 MB each, POST /pprof/symbol)
+# dropped, while a legitimate client makes 20 requests: each must be answered (at most 5
+# tries with a short back-off, within 15 s). Then 16 clients ask for large replies (6 MB each, POST /pprof/symbol)
 # and never read them: the replies held for them must stay within the server's cap (32 MiB +
 # one reply, not 16 copies), and a legitimate client must still be answered within 15 s.
 set -u
