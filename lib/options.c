@@ -349,6 +349,16 @@ static void apply(struct options *o, struct span key, struct span v, struct repo
 			          o->name ? "true" : "false");                \
 		return;                                                       \
 	}
+
+/* A string option: copied when it fits, else the message names what was expected and cur,
+   what stays. */
+#define STR_KEY(name, expect, cur)                                            \
+	if (span_eq(key, #name)) {                                            \
+		if (parse_string(v, o->name, sizeof o->name))                 \
+			bad_value(r, key, v, expect, cur);                    \
+		return;                                                       \
+	}
+
 #define U64_KEY(name, lo, hi, expect)                                         \
 	if (span_eq(key, #name)) {                                            \
 		if (parse_u64(v, &u) == 0 && u + 1 >= (uint64_t)(lo) + 1 && u <= (hi))          \
@@ -399,11 +409,7 @@ static void apply(struct options *o, struct span key, struct span v, struct repo
 		}
 		return;
 	}
-	if (span_eq(key, "prof_prefix")) {
-		if (parse_string(v, o->prof_prefix, sizeof o->prof_prefix))
-			bad_value(r, key, v, "a path prefix shorter than 512 bytes", o->prof_prefix);
-		return;
-	}
+	STR_KEY(prof_prefix, "a path prefix shorter than 512 bytes", o->prof_prefix)
 	if (span_eq(key, "prof_time_interval")) {
 		if (parse_duration_ms(v, &u) == 0) {
 			o->prof_time_interval_ms = u;
@@ -434,26 +440,14 @@ static void apply(struct options *o, struct span key, struct span v, struct repo
 			bad_value(r, key, v, "dwarf, fp or libunwind (= dwarf)", options_unwind_name(o->prof_unwind));
 		return;
 	}
-	if (span_eq(key, "http")) {
-		if (parse_string(v, o->http, sizeof o->http))
-			bad_value(r, key, v, "an address shorter than 256 bytes", "none");
-		return;
-	}
-	if (span_eq(key, "http_token")) {
-		if (parse_string(v, o->http_token, sizeof o->http_token))
-			bad_value(r, key, v, "a token shorter than 256 bytes", "none");
-		return;
-	}
+	STR_KEY(http, "an address shorter than 256 bytes", "none")
+	STR_KEY(http_token, "a token shorter than 256 bytes", "none")
 	if (span_eq(key, "http_allow_users")) {
 		if (parse_users(v, o))
 			bad_value(r, key, v, "owner, any or user ids joined by '+'", "owner");
 		return;
 	}
-	if (span_eq(key, "http_hosts")) {
-		if (parse_string(v, o->http_hosts, sizeof o->http_hosts))
-			bad_value(r, key, v, "host names joined by '+', shorter than 256 bytes", "none");
-		return;
-	}
+	STR_KEY(http_hosts, "host names joined by '+', shorter than 256 bytes", "none")
 	U64_KEY(http_dump_rate_ms, 0, UINT64_MAX / 1000000, "milliseconds, 0 = no limit")
 	if (span_eq(key, "prof_mem_limit")) {
 		if (parse_bytes(v, &u) == 0) {
@@ -478,31 +472,16 @@ static void apply(struct options *o, struct span key, struct span v, struct repo
 		}
 		return;
 	}
-	if (span_eq(key, "prof_procs")) {
-		if (parse_string(v, o->prof_procs, sizeof o->prof_procs))
-			bad_value(r, key, v, "executable names or globs joined by '+', shorter than 256 bytes", "all");
-		return;
-	}
-	if (span_eq(key, "mem_cgroup")) {
-		if (parse_string(v, o->mem_cgroup, sizeof o->mem_cgroup))
-			bad_value(r, key, v, "a directory shorter than 256 bytes", "found from /proc");
-		return;
-	}
+	STR_KEY(prof_procs, "executable names or globs joined by '+', shorter than 256 bytes", "all")
+	STR_KEY(mem_cgroup, "a directory shorter than 256 bytes", "found from /proc")
 	/* the push client: strings as given (push.c checks the URL and the format) */
-#define STR_KEY(name, what)                                                   \
-	if (span_eq(key, #name)) {                                            \
-		if (parse_string(v, o->name, sizeof o->name))                 \
-			bad_value(r, key, v, what, "none");                   \
-		return;                                                       \
-	}
-	STR_KEY(push_url, "an http:// URL shorter than 512 bytes")
-	STR_KEY(push_format, "ingest, ingest-multipart, connect or parca")
-	STR_KEY(push_service, "a name shorter than 128 bytes")
-	STR_KEY(push_labels, "name=value pairs joined by '+', shorter than 512 bytes")
-	STR_KEY(push_token, "a token shorter than 256 bytes")
-	STR_KEY(push_basic, "user:password shorter than 256 bytes")
-	STR_KEY(push_tenant, "a tenant shorter than 128 bytes")
-#undef STR_KEY
+	STR_KEY(push_url, "an http:// URL shorter than 512 bytes", "none")
+	STR_KEY(push_format, "ingest, ingest-multipart, connect or parca", "none")
+	STR_KEY(push_service, "a name shorter than 128 bytes", "none")
+	STR_KEY(push_labels, "name=value pairs joined by '+', shorter than 512 bytes", "none")
+	STR_KEY(push_token, "a token shorter than 256 bytes", "none")
+	STR_KEY(push_basic, "user:password shorter than 256 bytes", "none")
+	STR_KEY(push_tenant, "a tenant shorter than 128 bytes", "none")
 	if (span_eq(key, "push_interval")) {
 		if (parse_duration_ms(v, &u) == 0 && u >= 1000 && u <= 86400000) {
 			o->push_interval_ms = u;
@@ -540,19 +519,12 @@ static void apply(struct options *o, struct span key, struct span v, struct repo
 			bad_value(r, key, v, "pprof, gperf or pprof+gperf", "pprof");
 		return;
 	}
-	if (span_eq(key, "cpu_prefix")) {
-		if (parse_string(v, o->cpu_prefix, sizeof o->cpu_prefix))
-			bad_value(r, key, v, "a path prefix shorter than 512 bytes", "prof_prefix");
-		return;
-	}
-	if (span_eq(key, "cpu_file")) {
-		if (parse_string(v, o->cpu_file, sizeof o->cpu_file))
-			bad_value(r, key, v, "a path shorter than 512 bytes", "none");
-		return;
-	}
+	STR_KEY(cpu_prefix, "a path prefix shorter than 512 bytes", "prof_prefix")
+	STR_KEY(cpu_file, "a path shorter than 512 bytes", "none")
 	problem(r, "unknown option '", key, "' (ignored)", NULL, NULL);
 #undef BOOL_KEY
 #undef U64_KEY
+#undef STR_KEY
 }
 
 int options_parse(struct options *o, const char *conf, int errfd)

@@ -15,14 +15,8 @@
 #include "../../base/deflate.h"
 #include "../../base/outbuf.h"
 #include "pbwrite.h"
+#include "pprof_proto.h"
 
-enum {
-	P_SAMPLE_TYPE = 1, P_SAMPLE = 2, P_MAPPING = 3, P_LOCATION = 4, P_STRING = 6,
-	P_TIME_NANOS = 9, P_DURATION_NANOS = 10, P_PERIOD_TYPE = 11, P_PERIOD = 12, P_COMMENT = 13,
-	VT_TYPE = 1, VT_UNIT = 2, S_LOCATION_ID = 1, S_VALUE = 2,
-	M_ID = 1, M_START = 2, M_LIMIT = 3, M_OFFSET = 4, M_FILENAME = 5, M_BUILD_ID = 6,
-	LOC_ID = 1, LOC_MAPPING_ID = 2, LOC_ADDRESS = 3,
-};
 
 /* the fixed strings, then per mapping its path and build ID, then the comments */
 enum { STR_EMPTY, STR_SAMPLES, STR_COUNT, STR_CPU, STR_NANOSECONDS, STR_FIXED };
@@ -124,17 +118,7 @@ static uint64_t location_id(struct walk *w, uint64_t addr)
 	e[0] = addr;
 	e[1] = w->next_id++;
 	w->ids.used++;
-	size_t m = pbwrite_begin(w->pb, P_LOCATION);
-	pbwrite_varint(w->pb, LOC_ID, e[1]);
-	for (size_t i = 0; i < w->src->nmappings; i++) {
-		const struct dump_mapping *mp = &w->src->mappings[i];
-		if (addr >= mp->start && addr < mp->limit) {
-			pbwrite_varint(w->pb, LOC_MAPPING_ID, i + 1);
-			break;
-		}
-	}
-	pbwrite_varint(w->pb, LOC_ADDRESS, addr);
-	pbwrite_end(w->pb, m);
+	pprof_proto_location(w->pb, e[1], addr, w->src->mappings, w->src->nmappings);
 	return e[1];
 }
 
@@ -222,32 +206,10 @@ static void write_header(struct pbwrite *pb, const struct cpu_source *src)
 	value_type(pb, P_SAMPLE_TYPE, STR_CPU, STR_NANOSECONDS);
 	for (size_t i = 0; i < STR_FIXED; i++)
 		pbwrite_string(pb, P_STRING, fixed_strings[i]);
-	for (size_t i = 0; i < src->nmappings; i++) {
-		const struct dump_mapping *m = &src->mappings[i];
-		pbwrite_string(pb, P_STRING, m->path ? m->path : "");
-		char hex[129];
-		size_t n = m->build_id ? m->build_id_len : 0;
-		n = n > 64 ? 64 : n;
-		for (size_t k = 0; k < n; k++) {
-			hex[2 * k] = "0123456789abcdef"[m->build_id[k] >> 4];
-			hex[2 * k + 1] = "0123456789abcdef"[m->build_id[k] & 15];
-		}
-		pbwrite_bytes(pb, P_STRING, hex, 2 * n);
-	}
+	pprof_proto_mapping_strings(pb, src->mappings, src->nmappings);
 	uint64_t first_comment = STR_FIXED + 2 * src->nmappings;
 	uint64_t ncomments = comments(pb, src);
-	for (size_t i = 0; i < src->nmappings; i++) {
-		const struct dump_mapping *m = &src->mappings[i];
-		size_t mk = pbwrite_begin(pb, P_MAPPING);
-		pbwrite_varint(pb, M_ID, i + 1);
-		pbwrite_varint(pb, M_START, m->start);
-		pbwrite_varint(pb, M_LIMIT, m->limit);
-		pbwrite_varint(pb, M_OFFSET, m->offset);
-		pbwrite_varint(pb, M_FILENAME, STR_FIXED + 2 * i);
-		if (m->build_id && m->build_id_len > 0)
-			pbwrite_varint(pb, M_BUILD_ID, STR_FIXED + 2 * i + 1);
-		pbwrite_end(pb, mk);
-	}
+	pprof_proto_mappings(pb, src->mappings, src->nmappings, STR_FIXED);
 	if (src->start_ns > 0)
 		pbwrite_int64(pb, P_TIME_NANOS, src->start_ns);
 	if (src->duration_ns > 0)

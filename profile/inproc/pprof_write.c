@@ -20,17 +20,7 @@
 #include "../../base/deflate.h"
 #include "../../base/outbuf.h"
 #include "pbwrite.h"
-
-/* profile.proto field numbers (FORMATS.md 5.1). */
-enum {
-	P_SAMPLE_TYPE = 1, P_SAMPLE = 2, P_MAPPING = 3, P_LOCATION = 4, P_STRING = 6,
-	P_TIME_NANOS = 9, P_DURATION_NANOS = 10, P_PERIOD_TYPE = 11, P_PERIOD = 12, P_COMMENT = 13,
-	VT_TYPE = 1, VT_UNIT = 2,
-	S_LOCATION_ID = 1, S_VALUE = 2, S_LABEL = 3,
-	L_KEY = 1, L_NUM = 3, L_NUM_UNIT = 4,
-	M_ID = 1, M_START = 2, M_LIMIT = 3, M_OFFSET = 4, M_FILENAME = 5, M_BUILD_ID = 6,
-	LOC_ID = 1, LOC_MAPPING_ID = 2, LOC_ADDRESS = 3,
-};
+#include "pprof_proto.h"
 
 /* Fixed string table prefix; indexes below must match the order of fixed_strings. */
 enum {
@@ -49,7 +39,6 @@ static const char *const fixed_strings[] = {
 };
 
 #define PB_MIN_SIZE (256u << 10)
-#define MAX_BUILD_ID 64
 
 static int mmap_fail_countdown;
 
@@ -183,14 +172,6 @@ static int64_t to_i64(double d)
 	return (int64_t)d;
 }
 
-static uint64_t mapping_id_of(const struct dump_source *src, uint64_t addr)
-{
-	for (size_t i = 0; i < src->nmappings; i++)
-		if (addr >= src->mappings[i].start && addr < src->mappings[i].limit)
-			return i + 1;
-	return 0;
-}
-
 /* Returns the location id of the frame address, emitting a new Location when first seen. */
 static uint64_t location_of(struct walk *w, uint64_t addr)
 {
@@ -208,13 +189,7 @@ static uint64_t location_of(struct walk *w, uint64_t addr)
 	e->id = w->next_id++;
 	w->locs.count++;
 
-	size_t m = pbwrite_begin(w->pb, P_LOCATION);
-	pbwrite_varint(w->pb, LOC_ID, e->id);
-	uint64_t mid = mapping_id_of(w->src, addr);
-	if (mid)
-		pbwrite_varint(w->pb, LOC_MAPPING_ID, mid);
-	pbwrite_varint(w->pb, LOC_ADDRESS, addr);
-	pbwrite_end(w->pb, m);
+	pprof_proto_location(w->pb, e->id, addr, w->src->mappings, w->src->nmappings);
 	return e->id;
 }
 
@@ -300,19 +275,7 @@ static void write_strings(struct pbwrite *pb, const struct dump_source *src)
 	write_string2(pb, "heaptap: cmdline=", src->cmdline);
 	write_string2(pb, "heaptap: trigger=", src->trigger);
 	write_string2(pb, "heaptap: exe=", src->exe_path);
-	for (size_t i = 0; i < src->nmappings; i++) {
-		const struct dump_mapping *m = &src->mappings[i];
-		pbwrite_string(pb, P_STRING, m->path ? m->path : "");
-		char hex[2 * MAX_BUILD_ID + 1];
-		size_t n = m->build_id ? m->build_id_len : 0;
-		if (n > MAX_BUILD_ID)
-			n = MAX_BUILD_ID;
-		for (size_t k = 0; k < n; k++) {
-			hex[2 * k] = "0123456789abcdef"[m->build_id[k] >> 4];
-			hex[2 * k + 1] = "0123456789abcdef"[m->build_id[k] & 15];
-		}
-		pbwrite_bytes(pb, P_STRING, hex, 2 * n);
-	}
+	pprof_proto_mapping_strings(pb, src->mappings, src->nmappings);
 	/* what the stacks do not show, after the mappings' strings (comments, read back by
 	   heaptap's reader; the CLI warns about them) */
 	const struct dump_losses *l = &src->losses;
@@ -355,18 +318,7 @@ static void write_header(struct pbwrite *pb, const struct dump_source *src)
 	write_value_type(pb, P_SAMPLE_TYPE, STR_INUSE_OBJECTS, STR_COUNT);
 	write_value_type(pb, P_SAMPLE_TYPE, STR_INUSE_SPACE, STR_BYTES);
 	write_strings(pb, src);
-	for (size_t i = 0; i < src->nmappings; i++) {
-		const struct dump_mapping *m = &src->mappings[i];
-		size_t mk = pbwrite_begin(pb, P_MAPPING);
-		pbwrite_varint(pb, M_ID, i + 1);
-		pbwrite_varint(pb, M_START, m->start);
-		pbwrite_varint(pb, M_LIMIT, m->limit);
-		pbwrite_varint(pb, M_OFFSET, m->offset);
-		pbwrite_varint(pb, M_FILENAME, STR_FIRST_MAPPING + 2 * i);
-		if (m->build_id && m->build_id_len > 0)
-			pbwrite_varint(pb, M_BUILD_ID, STR_FIRST_MAPPING + 2 * i + 1);
-		pbwrite_end(pb, mk);
-	}
+	pprof_proto_mappings(pb, src->mappings, src->nmappings, STR_FIRST_MAPPING);
 	if (src->time_ns > 0)
 		pbwrite_int64(pb, P_TIME_NANOS, src->time_ns);
 	if (src->time_ns > 0 && src->start_time_ns > 0 && src->time_ns > src->start_time_ns)

@@ -116,7 +116,7 @@ int main(int argc, char **argv)
 }
 EOF
 cc -std=c11 -D_GNU_SOURCE -O1 -I"$ROOT" -o "$T/driver" "$T/driver.c" "$ROOT/profile/inproc/pprof_write.c" \
-	"$ROOT/profile/inproc/pbwrite.c" "$ROOT/profile/inproc/legacy_write.c" "$ROOT/profile/inproc/unbias.c" "$ROOT/base/outbuf.c" "$ROOT/base/deflate.c" -lm ||
+	"$ROOT/profile/inproc/pbwrite.c" "$ROOT/profile/inproc/pprof_proto.c" "$ROOT/profile/inproc/legacy_write.c" "$ROOT/profile/inproc/unbias.c" "$ROOT/base/outbuf.c" "$ROOT/base/deflate.c" -lm ||
 	fail "cannot build the driver"
 read -r E0 E1 E2 E3 U0 U1 U2 U3 < <("$T/driver" "$T" "$A" "$B" "$M1" "$M2" "$MAIN" "$T/prog" \
 	"$TSTART" "$TEND" "$TOFF") || fail "driver failed"
