@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/allocsym.h"
 #include "../base/hash.h"
 #include "../profile/arena.h"
 #include "../profile/symtab.h"
@@ -90,17 +91,8 @@ int stacks_is_allocator(const char *s)
 /* jemalloc's own functions when they are not exported under a public name: every build
    prefixes its private symbols (je_ in a plain build, _rjem_je_ in tikv-jemallocator's, and
    the public ones _rjem_), and the static inline helpers a build leaves out of line keep
-   their bare names. */
+   their bare names (base/allocsym.h knows those, for the collector too). */
 static const char *const jemalloc_prefixes[] = {"je_", "_rjem_", "__je_", NULL};
-static const char *const jemalloc_names[] = {
-	"imalloc", "imalloc_body", "imalloc_fastpath", "ialloc", "iallocztm", "ipalloc", "ipallocztm",
-	"ialloc_prof", "ialloc_prof_sample", "irealloc_prof", "irealloc_prof_sample", "irallocx_prof",
-	"irallocx_prof_sample", "ixallocx_prof", "ixalloc", "iralloc", "iralloct", "do_rallocx",
-	"malloc_default", "prof_backtrace", "prof_backtrace_impl", "prof_unwind_callback",
-	"prof_tctx_create", "prof_alloc_prep", "prof_malloc_sample_object", "prof_sample_check",
-	"arena_malloc", "arena_malloc_hard", "arena_palloc", "tcache_alloc_small",
-	"tcache_alloc_small_hard", "tcache_alloc_large", "large_malloc", "large_palloc", NULL,
-};
 /* The Rust global-allocator shims and the standard library's allocation machinery, by the
    start of their full demangled names (a legacy symbol's "::h<hash>" suffix does not matter)
    or by what they contain (trait impls, "<T as Trait>::method"). */
@@ -127,9 +119,8 @@ int stacks_is_allocator_full(const char *full, const char *short_name)
 	if (stacks_is_allocator(short_name) || starts_with_any(full, jemalloc_prefixes) ||
 	    starts_with_any(full, rust_prefixes))
 		return 1;
-	for (int i = 0; jemalloc_names[i]; i++)
-		if (strcmp(short_name, jemalloc_names[i]) == 0)
-			return 1;
+	if (allocsym_is_jemalloc_internal(short_name))
+		return 1;
 	for (int i = 0; rust_infixes[i]; i++)
 		if (strstr(full, rust_infixes[i]))
 			return 1;

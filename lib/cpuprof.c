@@ -29,6 +29,7 @@
 #include "maps.h"
 #include "options.h"
 #include "stacktab.h"
+#include "safefile.h"
 #include "sys.h"
 #include "tstate.h"
 
@@ -182,17 +183,7 @@ static int for_each(const struct cpu_source *src, int (*fn)(void *, const struct
 
 static void read_identity(void)
 {
-	ssize_t n = readlink("/proc/self/exe", exe_path, sizeof exe_path - 1);
-	exe_path[n > 0 ? n : 0] = 0;
-	long m = sys_read_small("/proc/self/cmdline", cmdline, sizeof cmdline);
-	if (m < 0)
-		m = 0;
-	while (m > 0 && cmdline[m - 1] == 0)
-		m--;
-	for (long i = 0; i < m; i++)
-		if (cmdline[i] == 0)
-			cmdline[i] = ' ';
-	cmdline[m] = 0;
+	sys_process_identity(exe_path, sizeof exe_path, cmdline, sizeof cmdline);
 }
 
 /* Writes session s (lock held) to fd in fmt. */
@@ -237,37 +228,25 @@ static int ends_with(const char *s, const char *suffix)
 	return n >= k && strcmp(s + n - k, suffix) == 0;
 }
 
-/* Writes s to exactly path, beside then renamed (lock held). */
+struct fill_ctx {
+	struct session *s;
+	enum cpuprof_format fmt;
+};
+
+static int fill_session(void *ctx, int fd)
+{
+	struct fill_ctx *f = ctx;
+	return session_write(f->s, fd, f->fmt);
+}
+
+/* Writes s to exactly path, as the heap dumps are written (safefile.h; lock held). */
 static int write_path(struct session *s, const char *path, enum cpuprof_format fmt)
 {
-	char tmp[DUMP_PATH_MAX + 48];
-	struct outbuf ob;
-	outbuf_init(&ob, tmp, sizeof tmp - 1, -1);
-	outbuf_puts(&ob, path);
-	outbuf_puts(&ob, ".tmp.");
-	outbuf_u64(&ob, (uint64_t)getpid());
-	outbuf_putc(&ob, '.');
-	outbuf_hex_pad(&ob, sys_random_u64(), 16);
-	tmp[ob.len] = 0;
-	if (ob.truncated)
-		return -ENAMETOOLONG;
-	mode_t mode = (mode_t)options_get()->prof_dump_mode;
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
-	if (fd < 0)
-		return -errno;
-	fd = sys_fd_high(fd);
-	int rc = fchmod(fd, mode) != 0 ? -errno : 0;
-	if (rc == 0)
-		rc = session_write(s, fd, fmt);
-	if (close(fd) != 0 && rc == 0)
-		rc = -errno;
-	if (rc == 0 && rename(tmp, path) != 0)
-		rc = -errno;
-	if (rc != 0) {
-		unlink(tmp);
+	struct fill_ctx fc = {s, fmt};
+	int rc = safefile_write(path, (mode_t)options_get()->prof_dump_mode, 0, fill_session, &fc, NULL);
+	if (rc != 0)
 		sys_log_once(&log_once_write, "cpu: cannot write the CPU profile ", path,
 		             " (further errors are not reported)");
-	}
 	return rc;
 }
 

@@ -29,6 +29,7 @@
 #include "memacct.h"
 #include "options.h"
 #include "peakprof.h"
+#include "safefile.h"
 #include "sys.h"
 #include "unwind.h"
 
@@ -245,17 +246,7 @@ static void release_snapshot(void)
 
 static void read_process_facts(void)
 {
-	ssize_t n = readlink("/proc/self/exe", exe_path, sizeof exe_path - 1);
-	exe_path[n > 0 ? n : 0] = 0;
-	long m = sys_read_small("/proc/self/cmdline", cmdline, sizeof cmdline);
-	if (m < 0)
-		m = 0;
-	while (m > 0 && cmdline[m - 1] == 0)
-		m--;
-	for (long i = 0; i < m; i++)
-		if (cmdline[i] == 0)
-			cmdline[i] = ' ';
-	cmdline[m] = 0;
+	sys_process_identity(exe_path, sizeof exe_path, cmdline, sizeof cmdline);
 }
 
 /* Fills src from a fresh snapshot (dump lock held), its values rewritten by view when not
@@ -394,32 +385,8 @@ static const char *leaf_stem(const char *leaf)
 	return stem;
 }
 
-/* Opens the directory of path (O_DIRECTORY, above the host's descriptors) and points *leaf
-   at path's last component. Returns the descriptor or -errno. */
-static int open_parent(const char *path, const char **leaf)
-{
-	const char *slash = strrchr(path, '/');
-	char dir[DUMP_PATH_MAX];
-	if (!slash) {
-		*leaf = path;
-		dir[0] = '.';
-		dir[1] = 0;
-	} else {
-		size_t n = slash == path ? 1 : (size_t)(slash - path);
-		if (n >= sizeof dir)
-			return -ENAMETOOLONG;
-		memcpy(dir, path, n);
-		dir[n] = 0;
-		*leaf = slash + 1;
-	}
-	if (!**leaf)
-		return -EISDIR;
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	return fd < 0 ? -errno : sys_fd_high(fd);
-}
-
 /* 1 if name is "<anything>.tmp.<pid>" or "<anything>.tmp.<pid>.<16 hex>" (a temporary of
-   write_file, or of heaptap before 0.2); its pid in *pid. */
+   safefile_write, or of heaptap before 0.2); its pid in *pid. */
 static int is_temporary(const char *name, long *pid)
 {
 	const char *t = NULL;
@@ -491,54 +458,33 @@ static void clean_stale(int dirfd, const char *stem)
  * descriptor, so a directory swapped meanwhile changes nothing), mode prof_dump_mode, then
  * renamed over path (rename replaces a planted symlink instead of following it).
  */
-static int write_file(const struct dump_source *src, const char *path, enum dump_format fmt)
+/* safefile's callbacks: the stale temporaries of dead processes are looked for once, in the
+   first dump's directory; the content is the formats' writer's. */
+static void clean_stale_once(int dirfd, const char *leaf)
 {
-	char tmp[DUMP_PATH_MAX + 48];
-	char num[24];
-	const char *leaf;
-	int dirfd = open_parent(path, &leaf);
-	int rc = dirfd < 0 ? dirfd : 0;
-	if (rc == 0) {
-		struct outbuf ob;
-		outbuf_init(&ob, tmp, sizeof tmp - 1, -1);
-		outbuf_puts(&ob, leaf);
-		outbuf_puts(&ob, ".tmp.");
-		outbuf_u64(&ob, (uint64_t)src->pid);
-		outbuf_putc(&ob, '.');
-		outbuf_hex_pad(&ob, sys_random_u64(), 16);
-		tmp[ob.len] = 0;
-		if (ob.truncated)
-			rc = -ENAMETOOLONG;
-	}
-	if (rc == 0 && !cleaned_stale) {
+	if (!cleaned_stale) {
 		cleaned_stale = 1;
 		clean_stale(dirfd, leaf_stem(leaf));
 	}
-	int fd = -1;
-	if (rc == 0) {
-		fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-		            (mode_t)options_get()->prof_dump_mode);
-		rc = fd < 0 ? -errno : 0;
-		fd = sys_fd_high(fd);
-	}
-	if (rc == 0) {
-		/* the mode asked for, whatever the host's umask */
-		if (fchmod(fd, (mode_t)options_get()->prof_dump_mode) != 0)
-			rc = -errno;
-		if (rc == 0)
-			rc = write_format(src, fd, fmt);
-		/* on disk (and its page cache clean, so reclaimable) before an OOM kill can follow */
-		if (rc == 0 && sync_files && fdatasync(fd) != 0)
-			rc = -errno;
-		if (close(fd) != 0 && rc == 0)
-			rc = -errno;
-		if (rc == 0 && renameat(dirfd, tmp, dirfd, leaf) != 0)
-			rc = -errno;
-		if (rc != 0)
-			unlinkat(dirfd, tmp, 0);
-	}
-	if (dirfd >= 0)
-		close(dirfd);
+}
+
+struct fill_ctx {
+	const struct dump_source *src;
+	enum dump_format fmt;
+};
+
+static int fill_format(void *ctx, int fd)
+{
+	const struct fill_ctx *f = ctx;
+	return write_format(f->src, fd, f->fmt);
+}
+
+static int write_file(const struct dump_source *src, const char *path, enum dump_format fmt)
+{
+	char num[24];
+	struct fill_ctx fc = {src, fmt};
+	int rc = safefile_write(path, (mode_t)options_get()->prof_dump_mode, sync_files, fill_format,
+	                        &fc, clean_stale_once);
 	if (rc != 0) {
 		fmt_u64(num, (uint64_t)-rc);
 		char why[96];

@@ -196,3 +196,18 @@ uint64_t sys_random_u64(void)
 	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
 	return z ^ (z >> 31);
 }
+
+void sys_process_identity(char *exe, size_t exe_cap, char *cmdline, size_t cmd_cap)
+{
+	ssize_t n = readlink("/proc/self/exe", exe, exe_cap - 1);
+	exe[n > 0 ? n : 0] = 0;
+	long m = sys_read_small("/proc/self/cmdline", cmdline, cmd_cap);
+	if (m < 0)
+		m = 0;
+	while (m > 0 && cmdline[m - 1] == 0)
+		m--;
+	for (long i = 0; i < m; i++)
+		if (cmdline[i] == 0)
+			cmdline[i] = ' ';
+	cmdline[m] = 0;
+}

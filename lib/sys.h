@@ -27,6 +27,9 @@ long sys_read_file(const char *path, char **pbuf, size_t *pcap);
 
 /* Reads at most cap-1 bytes of path into buf, NUL-terminated. Returns the length or -errno. */
 long sys_read_small(const char *path, char *buf, size_t cap);
+/* The program's path (readlink of /proc/self/exe, "" when unknown) and its command line with
+   the arguments joined by single spaces (truncated to fit), both NUL-terminated. */
+void sys_process_identity(char *exe, size_t exe_cap, char *cmdline, size_t cmd_cap);
 
 /* Writes "heaptap: <a><b><c>\n" to stderr (any part may be NULL). */
 void sys_log(const char *a, const char *b, const char *c);
