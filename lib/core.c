@@ -673,11 +673,32 @@ HEAPTAP_TEXT void *core_realloc_slow(void *p, size_t n)
 	return q;
 }
 
+struct unload_moves {
+	struct maps_remap r[16];
+	size_t n;
+};
+
+static uintptr_t move_pc(uintptr_t pc, const void *ctx)
+{
+	const struct unload_moves *m = ctx;
+	return maps_remap_pc(pc, m->r, m->n);
+}
+
 void core_note_dlclose(void *handle)
 {
 	tstate_enter();
+	struct unload_moves m = {.n = 0};
 	if (real_ready())
-		maps_note_unload(handle);
+		m.n = maps_note_unload(handle, m.r, sizeof m.r / sizeof m.r[0]);
+	if (m.n && core.enabled) {
+		/* the object's frames move to its synthetic addresses now, before the real dlclose
+		   can free the place for another library: samples taken from then on there are that
+		   library's (maps.h) */
+		lockrank_lock(&table_lock);
+		core.moved_stacks += stacktab_rewrite_pcs(&core.stacks, move_pc, &m);
+		peakprof_rewrite_pcs_locked(move_pc, &m);
+		lockrank_unlock(&table_lock);
+	}
 	tstate_leave();
 }
 

@@ -67,6 +67,8 @@ struct core_state {
 	uint64_t truncated_samples;/* samples whose stack was cut at prof_bt_max */
 	uint64_t truncated_bytes_fp;/* the unbiased bytes they stood for */
 	uint64_t unwind_failed;  /* samples whose stack could not be unwound at all */
+	uint64_t moved_stacks;   /* stacks whose frames moved to an unloaded library's synthetic
+	                            addresses at its dlclose (maps.h; table lock) */
 	uint64_t reentrant;      /* calls made from inside the profiler, never sampled (atomic) */
 	void (*on_event)(void);  /* the top's hook, called on slow-path events (core_set_hook) */
 };

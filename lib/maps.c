@@ -21,8 +21,14 @@
 #define MAX_UNLOADED 512
 #define MAX_OBJECTS 2048
 
+/* Unloaded segments live at synthetic addresses no process can map: above the 57-bit user
+   space of 5-level paging and below the kernel's half, one 64 GiB slot per segment. */
+#define SYNTH_BASE ((uint64_t)1 << 62)
+#define SYNTH_SLOT_LG 36
+
 struct unloaded {
-	uint64_t start, limit, offset;
+	uint64_t start, limit, offset; /* where it was mapped, and its file offset */
+	uint64_t synth;                /* where its frames now point (SYNTH_BASE + slot) */
 	char path[384];
 	uint8_t build_id[BUILD_ID_MAX];
 	uint32_t build_id_len;
@@ -196,14 +202,6 @@ static void parse_lines(struct maps_snapshot *s, const char *exe, size_t textlen
 	}
 }
 
-static int present(const struct maps_snapshot *s, size_t nlive, const struct unloaded *u)
-{
-	for (size_t i = 0; i < nlive; i++)
-		if (s->maps[i].start == u->start && strcmp(s->maps[i].path, u->path) == 0)
-			return 1;
-	return 0;
-}
-
 int maps_snapshot_take(struct maps_snapshot *s, const char *exe_path)
 {
 	s->len = 0;
@@ -232,22 +230,22 @@ int maps_snapshot_take(struct maps_snapshot *s, const char *exe_path)
 	dl_iterate_phdr(collect_object, NULL);
 	parse_lines(s, exe_path, s->len, 1);
 	parse_lines(s, exe_path, s->len, 0);
-	size_t nlive = s->n;
 
 	size_t nu = __atomic_load_n(&nunloaded, __ATOMIC_ACQUIRE);
 	if (nu > MAX_UNLOADED)
 		nu = MAX_UNLOADED;
 	for (size_t i = 0; i < nu; i++) {
 		const struct unloaded *u = &unloaded[i];
-		if (!__atomic_load_n(&u->ready, __ATOMIC_ACQUIRE) || present(s, nlive, u))
+		if (!__atomic_load_n(&u->ready, __ATOMIC_ACQUIRE) || u->synth == 0)
 			continue;
 		/* one synthetic maps line in the kernel's format */
 		char line[512];
 		struct outbuf ob;
 		outbuf_init(&ob, line, sizeof line, -1);
-		outbuf_hex_pad(&ob, u->start, 8);
+		uint64_t synth_limit = u->synth + (u->limit - u->start);
+		outbuf_hex_pad(&ob, u->synth, 8);
 		outbuf_putc(&ob, '-');
-		outbuf_hex_pad(&ob, u->limit, 8);
+		outbuf_hex_pad(&ob, synth_limit, 8);
 		outbuf_puts(&ob, " r-xp ");
 		outbuf_hex_pad(&ob, u->offset, 8);
 		outbuf_puts(&ob, " 00:00 0                          ");
@@ -257,7 +255,7 @@ int maps_snapshot_take(struct maps_snapshot *s, const char *exe_path)
 			break;
 		memcpy(s->text + s->len, line, ob.len);
 		s->len += ob.len;
-		add_mapping(s, u->start, u->limit, u->offset, u->path, strlen(u->path), u->build_id,
+		add_mapping(s, u->synth, synth_limit, u->offset, u->path, strlen(u->path), u->build_id,
 		            u->build_id_len, 1);
 	}
 	return 0;
@@ -266,17 +264,25 @@ int maps_snapshot_take(struct maps_snapshot *s, const char *exe_path)
 struct unload_ctx {
 	uintptr_t addr;
 	const char *name;
-	int done;
+	struct maps_remap *out;
+	size_t n, cap;
 };
 
-static int already_recorded(uint64_t start, const char *path)
+/* A slot recorded for the same segment of the same file (same place, offset and build ID):
+   an object loaded and unloaded again reuses it, so a loop of dlopen/dlclose holds one slot. */
+static const struct unloaded *same_segment(const struct unloaded *want)
 {
 	size_t n = maps_unloaded_count();
-	for (size_t i = 0; i < n; i++)
-		if (__atomic_load_n(&unloaded[i].ready, __ATOMIC_ACQUIRE) && unloaded[i].start == start &&
-		    strcmp(unloaded[i].path, path) == 0)
-			return 1;
-	return 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct unloaded *u = &unloaded[i];
+		if (__atomic_load_n(&u->ready, __ATOMIC_ACQUIRE) && u->synth && u->start == want->start &&
+		    u->limit == want->limit && u->offset == want->offset &&
+		    u->build_id_len == want->build_id_len &&
+		    memcmp(u->build_id, want->build_id, want->build_id_len) == 0 &&
+		    strcmp(u->path, want->path) == 0)
+			return u;
+	}
+	return NULL;
 }
 
 static int record_unload(struct dl_phdr_info *info, size_t size, void *arg)
@@ -287,39 +293,53 @@ static int record_unload(struct dl_phdr_info *info, size_t size, void *arg)
 		return 0;
 	if (c->name && strcmp(c->name, info->dlpi_name) != 0)
 		return 0;
-	uint8_t bid[BUILD_ID_MAX];
-	size_t bidlen = maps_build_id(info->dlpi_addr, info->dlpi_phdr, info->dlpi_phnum, bid,
-	                              sizeof bid);
-	for (int i = 0; i < info->dlpi_phnum; i++) {
+	struct unloaded want;
+	memset(&want, 0, sizeof want);
+	want.build_id_len = (uint32_t)maps_build_id(info->dlpi_addr, info->dlpi_phdr, info->dlpi_phnum,
+	                                            want.build_id, sizeof want.build_id);
+	sys_strlcpy(want.path, info->dlpi_name, sizeof want.path);
+	for (int i = 0; i < info->dlpi_phnum && c->n < c->cap; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
 		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
 			continue;
 		uintptr_t a = info->dlpi_addr + ph->p_vaddr;
-		if (already_recorded((uintptr_t)pages_round_down(a), info->dlpi_name))
-			continue;
-		size_t slot = __atomic_fetch_add(&nunloaded, 1, __ATOMIC_ACQ_REL);
-		if (slot >= MAX_UNLOADED)
-			break;
-		struct unloaded *u = &unloaded[slot];
-		u->start = (uintptr_t)pages_round_down(a);
-		u->limit = (uintptr_t)pages_round_up(a + ph->p_memsz);
-		u->offset = pages_round_down(ph->p_offset);
-		sys_strlcpy(u->path, info->dlpi_name, sizeof u->path);
-		memcpy(u->build_id, bid, bidlen);
-		u->build_id_len = (uint32_t)bidlen;
-		__atomic_store_n(&u->ready, 1, __ATOMIC_RELEASE);
+		want.start = (uintptr_t)pages_round_down(a);
+		want.limit = (uintptr_t)pages_round_up(a + ph->p_memsz);
+		want.offset = pages_round_down(ph->p_offset);
+		if (want.limit - want.start > ((uint64_t)1 << SYNTH_SLOT_LG))
+			continue; /* larger than a slot: its frames keep their addresses */
+		const struct unloaded *u = same_segment(&want);
+		if (!u) {
+			size_t slot = __atomic_fetch_add(&nunloaded, 1, __ATOMIC_ACQ_REL);
+			if (slot >= MAX_UNLOADED)
+				break;
+			struct unloaded *nu = &unloaded[slot];
+			*nu = want;
+			nu->synth = SYNTH_BASE + ((uint64_t)slot << SYNTH_SLOT_LG);
+			__atomic_store_n(&nu->ready, 1, __ATOMIC_RELEASE);
+			u = nu;
+		}
+		c->out[c->n++] = (struct maps_remap){u->start, u->limit, u->synth};
 	}
-	c->done = 1;
 	return 1;
 }
 
-void maps_note_unload(void *handle)
+size_t maps_note_unload(void *handle, struct maps_remap *out, size_t cap)
 {
 	struct link_map *lm = NULL;
 	if (!handle || dlinfo(handle, RTLD_DI_LINKMAP, &lm) != 0 || !lm)
-		return;
-	struct unload_ctx c = {(uintptr_t)lm->l_addr, lm->l_name, 0};
+		return 0;
+	struct unload_ctx c = {(uintptr_t)lm->l_addr, lm->l_name, out, 0, cap};
 	dl_iterate_phdr(record_unload, &c);
+	return c.n;
+}
+
+uintptr_t maps_remap_pc(uintptr_t pc, const struct maps_remap *r, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (pc >= r[i].start && pc < r[i].limit)
+			return (uintptr_t)(r[i].to + (pc - r[i].start));
+	return pc;
 }
 
 size_t maps_unloaded_count(void)

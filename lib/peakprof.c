@@ -113,6 +113,12 @@ void peakprof_reset_locked(void)
 		peakprof_next = 0;
 }
 
+void peakprof_rewrite_pcs_locked(uintptr_t (*map)(uintptr_t pc, const void *ctx), const void *ctx)
+{
+	for (size_t i = 0; i < copy.npcs; i++)
+		copy.pcs[i] = map(copy.pcs[i], ctx);
+}
+
 int peakprof_view_locked(uint64_t *live_bytes)
 {
 	if (!enabled)

@@ -35,6 +35,8 @@ void peakprof_take_locked(const struct stacktab *t, uint64_t live);
 
 /* Forgets the copy (heaptap_reset; table lock held). */
 void peakprof_reset_locked(void);
+/* Rewrites the copy's PCs through map (an unloaded library's frames moved, maps.h). */
+void peakprof_rewrite_pcs_locked(uintptr_t (*map)(uintptr_t pc, const void *ctx), const void *ctx);
 
 /*
  * Makes the dump's view of the copy (dump lock and table lock held). Returns 0, or

@@ -164,6 +164,27 @@ void stacktab_unused(struct stacktab *t, uint32_t id)
 	t->queued++;
 }
 
+uint64_t stacktab_rewrite_pcs(struct stacktab *t, uintptr_t (*map)(uintptr_t pc, const void *ctx),
+                              const void *ctx)
+{
+	uint64_t changed = 0;
+	uint32_t end = stacktab_id_end(t);
+	for (uint32_t id = 0; id < end; id++) {
+		struct stack_entry *e = stacktab_get(t, id);
+		int hit = 0;
+		for (uint32_t i = 0; i < e->depth; i++) {
+			uintptr_t pc = map(e->pcs[i], ctx);
+			if (pc != e->pcs[i]) {
+				/* a dump holding the table may read the PCs meanwhile: one word at a time */
+				__atomic_store_n(&e->pcs[i], pc, __ATOMIC_RELAXED);
+				hit = 1;
+			}
+		}
+		changed += (uint64_t)hit;
+	}
+	return changed;
+}
+
 void stacktab_hold(struct stacktab *t, int delta)
 {
 	t->hold = (uint32_t)((int)t->hold + delta);

@@ -88,6 +88,14 @@ int64_t stacktab_intern(struct stacktab *t, const uintptr_t *pcs, uint32_t depth
 /* Tells the table that stack id has no live sample left: with recycling on it is queued. */
 void stacktab_unused(struct stacktab *t, uint32_t id);
 
+/* Rewrites every held stack's PCs through map (an unloaded library's frames moved to its
+   synthetic addresses, maps.h); returns how many stacks changed. An entry keeps the hash of
+   the PCs it was interned with: it stays in that index chain (lookups compare the PCs, so the
+   old vector, now another library's, no longer matches it), and delta.h's per-id hashes stay
+   valid. */
+uint64_t stacktab_rewrite_pcs(struct stacktab *t, uintptr_t (*map)(uintptr_t pc, const void *ctx),
+                              const void *ctx);
+
 /* A dump starts (+1) or stops (-1) reading stacks and their PCs outside the lock. */
 void stacktab_hold(struct stacktab *t, int delta);
 

@@ -98,6 +98,7 @@ void stats_json(struct outbuf *ob)
 	uint64_t drop_bytes = core.dropped_bytes_fp;
 	uint64_t trunc = core.truncated_samples, trunc_bytes = core.truncated_bytes_fp;
 	uint64_t unwind_failed = core.unwind_failed;
+	uint64_t moved = core.moved_stacks;
 	/* the collector's own memory: address space mapped for the tables (the filter included),
 	   and the part holding entries */
 	uint64_t tables = stacktab_bytes(&core.stacks) + livetab_bytes(&core.live);
@@ -147,6 +148,7 @@ void stats_json(struct outbuf *ob)
 	jsonw_u64(&w, "truncated_stacks", trunc);
 	jsonw_u64(&w, "truncated_bytes_estimate", trunc_bytes);
 	jsonw_u64(&w, "unwind_failed", unwind_failed);
+	jsonw_u64(&w, "stacks_moved_at_dlclose", moved);
 	jsonw_u64(&w, "reentrant_calls", __atomic_load_n(&core.reentrant, __ATOMIC_RELAXED));
 	struct cfi_counts cc;
 	cfi_get_counts(&cc);

@@ -87,21 +87,35 @@ int main(void)
 	if (h) {
 		CHECK(maps_snapshot_take(&s, exe) == 0);
 		CHECK(s.n > before);
-		maps_note_unload(h);
-		maps_note_unload(h); /* recorded once */
+		struct maps_remap r[8], r2[8];
+		size_t nr = maps_note_unload(h, r, 8);
 		size_t recorded = maps_unloaded_count();
-		CHECK(recorded >= 1);
+		/* recorded once: the same segments keep their synthetic addresses */
+		CHECK(maps_note_unload(h, r2, 8) == nr && memcmp(r, r2, nr * sizeof *r) == 0);
+		CHECK(maps_unloaded_count() == recorded);
+		CHECK(recorded >= 1 && nr == recorded);
+		/* a frame of the object moves to where nothing can be mapped; others stay */
+		uintptr_t fn = (uintptr_t)dlsym(h, "elf_version");
+		CHECK(fn != 0);
+		uintptr_t moved = maps_remap_pc(fn, r, nr);
+		CHECK(moved >= ((uintptr_t)1 << 62) && moved != fn);
+		CHECK(maps_remap_pc((uintptr_t)&main, r, nr) == (uintptr_t)&main);
 		CHECK(dlclose(h) == 0);
 		CHECK(maps_snapshot_take(&s, exe) == 0);
-		int found = 0;
+		int found = 0, covered = 0;
 		for (size_t i = 0; i < s.n; i++)
 			if (s.maps[i].unloaded) {
 				found++;
 				CHECK(strcmp(s.maps[i].path, lib) == 0 || strstr(s.maps[i].path, "libelf"));
+				/* at its synthetic place, never where it was */
+				CHECK(s.maps[i].start >= ((uint64_t)1 << 62));
+				if (moved >= s.maps[i].start && moved < s.maps[i].limit)
+					covered++;
 				bl = file_build_id(lib, bid, sizeof bid);
 				CHECK(s.maps[i].build_id_len == bl && memcmp(s.maps[i].build_id, bid, bl) == 0);
 			}
 		CHECK(found == (int)recorded);
+		CHECK(covered == 1); /* the moved frame falls in the synthetic mapping */
 		/* the synthetic line, in the kernel's format, after the real ones */
 		const char *syn = strstr(s.text, " 00:00 0                          /usr/lib/x86_64-linux-gnu/libelf.so.1\n");
 		CHECK(syn != NULL);

@@ -1,0 +1,58 @@
+/*
+ * coll_dlreuse.c - dlopen after dlclose at the same address, for tests/preload/collector_dlreuse.sh:
+ * loads library A, has its a_leak keep A_MIB MiB, closes A (the memory stays live), loads
+ * library B, checks that B's text landed where A's was (exit 77 when the kernel placed it
+ * elsewhere), and has its b_leak keep B_MIB MiB. The collector must charge each leak to its own
+ * library. Not a checker: it writes the truth lines and the two load addresses.
+ *
+ * Usage: coll_dlreuse LIB_A LIB_B A_MIB B_MIB TRUTHFILE
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <link.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* Opens lib and calls its leak function fn(mib); returns the handle, its base in *base. */
+static void *load_and_leak(const char *lib, const char *fn, int mib, uintptr_t *base)
+{
+	void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		fprintf(stderr, "coll_dlreuse: %s\n", dlerror());
+		exit(3);
+	}
+	struct link_map *lm = NULL;
+	if (dlinfo(h, RTLD_DI_LINKMAP, &lm) != 0 || !lm)
+		exit(3);
+	*base = (uintptr_t)lm->l_addr;
+	int (*leak)(int) = (int (*)(int))dlsym(h, fn);
+	if (!leak || leak(mib) != 0)
+		exit(3);
+	return h;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 6) {
+		fprintf(stderr, "usage: coll_dlreuse LIB_A LIB_B A_MIB B_MIB TRUTHFILE\n");
+		return 2;
+	}
+	int amib = atoi(argv[3]), bmib = atoi(argv[4]);
+	uintptr_t abase, bbase;
+	void *a = load_and_leak(argv[1], "a_leak", amib, &abase);
+	if (dlclose(a) != 0)
+		return 3;
+	(void)load_and_leak(argv[2], "b_leak", bmib, &bbase);
+	printf("A at %#lx, B at %#lx\n", (unsigned long)abase, (unsigned long)bbase);
+	if (abase != bbase) {
+		fprintf(stderr, "coll_dlreuse: B was not loaded where A was\n");
+		return 77;
+	}
+	FILE *f = fopen(argv[5], "w");
+	if (!f)
+		return 3;
+	/* the leaks are blocks of 64 KiB (below the mmap threshold: they must not fill A's hole) */
+	fprintf(f, "site a_leak req=%zu usable=0 col=flat\n", (size_t)amib << 20);
+	fprintf(f, "site b_leak req=%zu usable=0 col=flat\n", (size_t)bmib << 20);
+	return fclose(f) == 0 ? 0 : 3;
+}
