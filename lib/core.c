@@ -23,6 +23,7 @@
 
 #include "../base/outbuf.h"
 #include "../profile/inproc/unbias.h"
+#include "cpuprof.h"
 #include "doorbell.h"
 #include "livetab.h"
 #include "lockrank.h"
@@ -699,6 +700,8 @@ void core_note_dlclose(void *handle)
 		peakprof_rewrite_pcs_locked(move_pc, &m);
 		lockrank_unlock(&table_lock);
 	}
+	if (m.n)
+		cpuprof_rewrite_pcs(move_pc, &m);
 	tstate_leave();
 }
 

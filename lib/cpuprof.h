@@ -45,6 +45,10 @@ void cpuprof_window_cancel(void);
 /* At exit: stops the run profile and writes it where the options say. */
 void cpuprof_at_exit(void);
 
+/* A library is being dlclose'd: drains the sampler's shards and rewrites the sessions' PCs
+   through map (its frames moved to synthetic addresses, maps.h). Not from a signal handler. */
+void cpuprof_rewrite_pcs(uintptr_t (*map)(uintptr_t pc, const void *ctx), const void *ctx);
+
 /* Fork: prepare takes the locks, parent releases them; the child has no running profile (and
    no thread) unless cpu_fork asks the run profile to continue into the child's own file. */
 void cpuprof_fork_prepare(void);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * coll_dlreuse.c - dlopen after dlclose at the same address, for tests/preload/collector_dlreuse.sh:
  * loads library A, has its a_leak keep A_MIB MiB, closes A (the memory stays live), loads

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * dl_reuse.c - the two libraries of tests/preload/collector_dlreuse.sh, built from this one file:
  * with -DLIB_A it exports a_leak, with -DLIB_B b_leak; each keeps mib MiB live in blocks of
