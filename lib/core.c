@@ -675,7 +675,7 @@ HEAPTAP_TEXT void *core_realloc_slow(void *p, size_t n)
 }
 
 struct unload_moves {
-	struct maps_remap r[16];
+	struct maps_remap r[MAPS_UNLOAD_SEGS];
 	size_t n;
 };
 
@@ -685,16 +685,21 @@ static uintptr_t move_pc(uintptr_t pc, const void *ctx)
 	return maps_remap_pc(pc, m->r, m->n);
 }
 
-void core_note_dlclose(void *handle)
+int core_dlclose(void *handle)
 {
+	struct maps_unload u;
 	tstate_enter();
-	struct unload_moves m = {.n = 0};
-	if (real_ready())
-		m.n = maps_note_unload(handle, m.r, sizeof m.r / sizeof m.r[0]);
+	int noted = maps_note_unload(handle, &u);
+	tstate_leave();
+	int r = real.dlclose(handle); /* the object's destructors run sampled, as the host's code */
+	if (!noted)
+		return r;
+	tstate_enter();
+	/* once it is gone, its frames move to its synthetic addresses: samples taken from then on
+	   where it was are another library's (maps.h) */
+	struct unload_moves m;
+	m.n = maps_commit_unload(&u, m.r, sizeof m.r / sizeof m.r[0]);
 	if (m.n && core.enabled) {
-		/* the object's frames move to its synthetic addresses now, before the real dlclose
-		   can free the place for another library: samples taken from then on there are that
-		   library's (maps.h) */
 		lockrank_lock(&table_lock);
 		core.moved_stacks += stacktab_rewrite_pcs(&core.stacks, move_pc, &m);
 		peakprof_rewrite_pcs_locked(move_pc, &m);
@@ -703,6 +708,7 @@ void core_note_dlclose(void *handle)
 	if (m.n)
 		cpuprof_rewrite_pcs(move_pc, &m);
 	tstate_leave();
+	return r;
 }
 
 /* ---- switches ---- */

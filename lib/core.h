@@ -107,8 +107,9 @@ void *core_alloc_slow_with(enum interposed_fn fn, size_t nbytes, size_t align,
 void core_forget_slow(void *p);
 void *core_realloc_slow(void *p, size_t nbytes);
 
-/* Records an unloaded object before dlclose(handle) runs (maps.c keeps it for later dumps). */
-void core_note_dlclose(void *handle);
+/* dlclose(handle) through the real one: when it unloads the object, the object is recorded for
+   later dumps and the frames the collector holds move to its synthetic addresses (maps.h). */
+int core_dlclose(void *handle);
 
 /* The sampling switch: sets it (0/1) and returns the old state; every thread re-arms. */
 int core_set_active(int on);

@@ -175,8 +175,7 @@ HEAPTAP_TEXT EXPORT int dlclose(void *handle)
 {
 	if (unlikely(!real_ready()))
 		real_resolve();
-	core_note_dlclose(handle);
-	int r = real.dlclose(handle);
+	int r = core_dlclose(handle);
 	cfi_forget_all(); /* the unloaded code's addresses may be reused by the next dlopen */
 	return r;
 }

@@ -29,7 +29,7 @@
 struct unloaded {
 	uint64_t start, limit, offset; /* where it was mapped, and its file offset */
 	uint64_t synth;                /* where its frames now point (SYNTH_BASE + slot) */
-	char path[384];
+	char path[MAPS_PATH_MAX];
 	uint8_t build_id[BUILD_ID_MAX];
 	uint32_t build_id_len;
 	int ready; /* atomic: 1 once filled */
@@ -261,13 +261,6 @@ int maps_snapshot_take(struct maps_snapshot *s, const char *exe_path)
 	return 0;
 }
 
-struct unload_ctx {
-	uintptr_t addr;
-	const char *name;
-	struct maps_remap *out;
-	size_t n, cap;
-};
-
 /* A slot recorded for the same segment of the same file (same place, offset and build ID):
    an object loaded and unloaded again reuses it, so a loop of dlopen/dlclose holds one slot. */
 static const struct unloaded *same_segment(const struct unloaded *want)
@@ -285,31 +278,85 @@ static const struct unloaded *same_segment(const struct unloaded *want)
 	return NULL;
 }
 
+struct unload_ctx {
+	uintptr_t addr;
+	const char *name;
+	struct maps_unload *u;
+};
+
 static int record_unload(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	(void)size;
 	struct unload_ctx *c = arg;
+	struct maps_unload *u = c->u;
 	if (info->dlpi_addr != c->addr || !info->dlpi_name || !info->dlpi_name[0])
 		return 0;
 	if (c->name && strcmp(c->name, info->dlpi_name) != 0)
 		return 0;
-	struct unloaded want;
-	memset(&want, 0, sizeof want);
-	want.build_id_len = (uint32_t)maps_build_id(info->dlpi_addr, info->dlpi_phdr, info->dlpi_phnum,
-	                                            want.build_id, sizeof want.build_id);
-	sys_strlcpy(want.path, info->dlpi_name, sizeof want.path);
-	for (int i = 0; i < info->dlpi_phnum && c->n < c->cap; i++) {
+	u->build_id_len = (uint32_t)maps_build_id(info->dlpi_addr, info->dlpi_phdr, info->dlpi_phnum,
+	                                          u->build_id, sizeof u->build_id);
+	sys_strlcpy(u->path, info->dlpi_name, sizeof u->path);
+	for (int i = 0; i < info->dlpi_phnum && u->nseg < MAPS_UNLOAD_SEGS; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
 		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
 			continue;
 		uintptr_t a = info->dlpi_addr + ph->p_vaddr;
-		want.start = (uintptr_t)pages_round_down(a);
-		want.limit = (uintptr_t)pages_round_up(a + ph->p_memsz);
-		want.offset = pages_round_down(ph->p_offset);
-		if (want.limit - want.start > ((uint64_t)1 << SYNTH_SLOT_LG))
+		uint64_t start = (uintptr_t)pages_round_down(a);
+		uint64_t limit = (uintptr_t)pages_round_up(a + ph->p_memsz);
+		if (limit - start > ((uint64_t)1 << SYNTH_SLOT_LG))
 			continue; /* larger than a slot: its frames keep their addresses */
-		const struct unloaded *u = same_segment(&want);
-		if (!u) {
+		u->seg[u->nseg].start = start;
+		u->seg[u->nseg].limit = limit;
+		u->seg[u->nseg].offset = pages_round_down(ph->p_offset);
+		u->nseg++;
+	}
+	return 1;
+}
+
+int maps_note_unload(void *handle, struct maps_unload *u)
+{
+	memset(u, 0, sizeof *u);
+	struct link_map *lm = NULL;
+	if (!handle || dlinfo(handle, RTLD_DI_LINKMAP, &lm) != 0 || !lm)
+		return 0;
+	struct unload_ctx c = {(uintptr_t)lm->l_addr, lm->l_name, u};
+	dl_iterate_phdr(record_unload, &c);
+	return u->nseg > 0;
+}
+
+/* dl_iterate_phdr callback: whether any loaded object maps part of the recorded segments. */
+static int overlaps(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	const struct maps_unload *u = arg;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD)
+			continue;
+		uint64_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
+		for (size_t k = 0; k < u->nseg; k++)
+			if (lo < u->seg[k].limit && hi > u->seg[k].start)
+				return 1;
+	}
+	return 0;
+}
+
+size_t maps_commit_unload(const struct maps_unload *u, struct maps_remap *out, size_t cap)
+{
+	if (!u->nseg || dl_iterate_phdr(overlaps, (void *)u))
+		return 0; /* still loaded (another handle holds it), or its place already taken */
+	size_t n = 0;
+	for (size_t k = 0; k < u->nseg && n < cap; k++) {
+		struct unloaded want;
+		memset(&want, 0, sizeof want);
+		want.start = u->seg[k].start;
+		want.limit = u->seg[k].limit;
+		want.offset = u->seg[k].offset;
+		memcpy(want.path, u->path, sizeof want.path);
+		memcpy(want.build_id, u->build_id, u->build_id_len);
+		want.build_id_len = u->build_id_len;
+		const struct unloaded *r = same_segment(&want);
+		if (!r) {
 			size_t slot = __atomic_fetch_add(&nunloaded, 1, __ATOMIC_ACQ_REL);
 			if (slot >= MAX_UNLOADED)
 				break;
@@ -317,21 +364,11 @@ static int record_unload(struct dl_phdr_info *info, size_t size, void *arg)
 			*nu = want;
 			nu->synth = SYNTH_BASE + ((uint64_t)slot << SYNTH_SLOT_LG);
 			__atomic_store_n(&nu->ready, 1, __ATOMIC_RELEASE);
-			u = nu;
+			r = nu;
 		}
-		c->out[c->n++] = (struct maps_remap){u->start, u->limit, u->synth};
+		out[n++] = (struct maps_remap){r->start, r->limit, r->synth};
 	}
-	return 1;
-}
-
-size_t maps_note_unload(void *handle, struct maps_remap *out, size_t cap)
-{
-	struct link_map *lm = NULL;
-	if (!handle || dlinfo(handle, RTLD_DI_LINKMAP, &lm) != 0 || !lm)
-		return 0;
-	struct unload_ctx c = {(uintptr_t)lm->l_addr, lm->l_name, out, 0, cap};
-	dl_iterate_phdr(record_unload, &c);
-	return c.n;
+	return n;
 }
 
 uintptr_t maps_remap_pc(uintptr_t pc, const struct maps_remap *r, size_t n)

@@ -39,11 +39,31 @@ struct maps_remap {
 	uint64_t start, limit, to;
 };
 
-/* Records the executable segments and build ID of the loaded object behind a dlopen handle,
-   before it is closed, and writes up to cap of their moves to out; returns how many. A segment
+#define MAPS_PATH_MAX 384
+#define MAPS_UNLOAD_SEGS 8
+
+/* An object about to be closed: its path, build ID and executable segments. */
+struct maps_unload {
+	char path[MAPS_PATH_MAX];
+	uint8_t build_id[64];
+	uint32_t build_id_len;
+	size_t nseg;
+	struct {
+		uint64_t start, limit, offset;
+	} seg[MAPS_UNLOAD_SEGS];
+};
+
+/* Before dlclose(handle): reads the object's path, build ID and executable segments into u.
+   Returns 1 when there is something to record. Call with the reentrancy depth raised (dlinfo
+   may set dlerror). */
+int maps_note_unload(void *handle, struct maps_unload *u);
+
+/* After the real dlclose: when no loaded object maps u's segments any more (the close really
+   unloaded it, and nothing took its place yet), records them for later dumps at synthetic
+   addresses and writes up to cap moves to out; returns how many (0: nothing moves). A segment
    recorded before (the same file at the same place, with the same build ID) keeps its
-   synthetic addresses. Call with the reentrancy depth raised (dlinfo may set dlerror). */
-size_t maps_note_unload(void *handle, struct maps_remap *out, size_t cap);
+   synthetic addresses. Thread-safe, lock-free; no host malloc. */
+size_t maps_commit_unload(const struct maps_unload *u, struct maps_remap *out, size_t cap);
 
 /* Where frame pc is after the moves r[0..n) (pc itself when none covers it). */
 uintptr_t maps_remap_pc(uintptr_t pc, const struct maps_remap *r, size_t n);

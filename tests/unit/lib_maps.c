@@ -87,20 +87,24 @@ int main(void)
 	if (h) {
 		CHECK(maps_snapshot_take(&s, exe) == 0);
 		CHECK(s.n > before);
+		struct maps_unload u;
 		struct maps_remap r[8], r2[8];
-		size_t nr = maps_note_unload(h, r, 8);
+		CHECK(maps_note_unload(h, &u) == 1 && u.nseg >= 1);
+		uintptr_t fn = (uintptr_t)dlsym(h, "elf_version");
+		CHECK(fn != 0);
+		/* still loaded: nothing is recorded, nothing moves */
+		CHECK(maps_commit_unload(&u, r, 8) == 0 && maps_unloaded_count() == 0);
+		CHECK(dlclose(h) == 0);
+		size_t nr = maps_commit_unload(&u, r, 8);
 		size_t recorded = maps_unloaded_count();
 		/* recorded once: the same segments keep their synthetic addresses */
-		CHECK(maps_note_unload(h, r2, 8) == nr && memcmp(r, r2, nr * sizeof *r) == 0);
+		CHECK(maps_commit_unload(&u, r2, 8) == nr && memcmp(r, r2, nr * sizeof *r) == 0);
 		CHECK(maps_unloaded_count() == recorded);
 		CHECK(recorded >= 1 && nr == recorded);
 		/* a frame of the object moves to where nothing can be mapped; others stay */
-		uintptr_t fn = (uintptr_t)dlsym(h, "elf_version");
-		CHECK(fn != 0);
 		uintptr_t moved = maps_remap_pc(fn, r, nr);
 		CHECK(moved >= ((uintptr_t)1 << 62) && moved != fn);
 		CHECK(maps_remap_pc((uintptr_t)&main, r, nr) == (uintptr_t)&main);
-		CHECK(dlclose(h) == 0);
 		CHECK(maps_snapshot_take(&s, exe) == 0);
 		int found = 0, covered = 0;
 		for (size_t i = 0; i < s.n; i++)
