@@ -144,11 +144,11 @@ int procsel_apply(struct options *o)
 	return 1;
 }
 
-static int busy_marker = -1;
+static struct sys_fd busy_marker = SYS_FD_NONE;
 
 int procsel_busy_first(const char *addr)
 {
-	if (busy_marker >= 0)
+	if (sys_fd_check(&busy_marker))
 		return 0;
 	/* an abstract Unix socket named after the user, the session and the address: it lives as
 	   long as the process that reported holds it, and needs no file */
@@ -172,6 +172,6 @@ int procsel_busy_first(const char *addr)
 		close(fd);
 		return e != EADDRINUSE;
 	}
-	busy_marker = sys_fd_high(fd);
+	(void)sys_fd_own(&busy_marker, fd);
 	return 1;
 }

@@ -46,7 +46,7 @@ static enum pushfmt_dialect dialect;
 static struct pushhttp_url url;
 static char auth_extra[768];    /* Authorization, X-Scope-OrgID lines */
 static struct delta_base base;
-static int memfds[2] = {-1, -1}; /* one per profile of a push (Parca has two) */
+static struct sys_fd memfds[2] = {SYS_FD_NONE, SYS_FD_NONE}; /* one per profile of a push (Parca has two) */
 static struct qent queue[QUEUE_MAX];
 static unsigned qhead, qlen;
 static int64_t next_profile_ns;
@@ -184,9 +184,10 @@ void push_start(void)
 /* Writes a delta into memfds[k] and maps it; *len its size. NULL on failure. */
 static uint8_t *profile_bytes(int k, unsigned parts, int with_duration, int advance, size_t *len)
 {
-	if (memfds[k] < 0)
-		memfds[k] = sys_fd_high(memfd_create("heaptap-push", MFD_CLOEXEC));
-	int memfd = memfds[k];
+	/* a memfd the host closed (its number maybe its own file now) is left alone and remade */
+	if (!sys_fd_check(&memfds[k]))
+		(void)sys_fd_own(&memfds[k], memfd_create("heaptap-push", MFD_CLOEXEC));
+	int memfd = memfds[k].fd;
 	if (memfd < 0 || ftruncate(memfd, 0) != 0 || lseek(memfd, 0, SEEK_SET) != 0)
 		return NULL;
 	if (delta_write(&base, memfd, DUMP_PPROF, "push", parts, with_duration, advance) != 0)
@@ -364,8 +365,6 @@ void push_fork_child(void)
 	qhead = 0;
 	nlabels = 0; /* rebuilt: the pid changed */
 	for (int k = 0; k < 2; k++) {
-		if (memfds[k] >= 0)
-			close(memfds[k]);
-		memfds[k] = -1;
+		sys_fd_close(&memfds[k]);
 	}
 }

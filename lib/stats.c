@@ -3,6 +3,7 @@
  * stats.c - the statistics JSON of stats.h, written with the jsonw emitter. No host malloc.
  */
 #include "stats.h"
+#include "sys.h"
 
 #include <unistd.h>
 
@@ -120,6 +121,7 @@ void stats_json(struct outbuf *ob)
 	jsonw_i64(&w, "start_time_ns", core.start_time_ns);
 	jsonw_bool(&w, "enabled", core.enabled);
 	jsonw_bool(&w, "secure_execution", options_get()->secure);
+	jsonw_u64(&w, "fds_lost", sys_fd_losses());
 	jsonw_bool(&w, "active", core_active());
 	jsonw_u64(&w, "sample_period", __atomic_load_n(&core.period, __ATOMIC_RELAXED));
 	jsonw_u64(&w, "threads_live", ts.live);

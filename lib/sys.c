@@ -16,6 +16,7 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -182,6 +183,52 @@ int sys_fd_high(int fd)
 		return fd;
 	close(fd);
 	return hi;
+}
+
+static uint64_t fd_losses; /* atomic */
+
+int sys_fd_own(struct sys_fd *f, int fd)
+{
+	f->fd = -1;
+	f->dev = f->ino = 0;
+	if (fd < 0)
+		return -1;
+	fd = sys_fd_high(fd);
+	struct stat st;
+	if (fstat(fd, &st) != 0) {
+		close(fd);
+		return -1;
+	}
+	f->dev = (uint64_t)st.st_dev;
+	f->ino = (uint64_t)st.st_ino;
+	f->fd = fd;
+	return fd;
+}
+
+int sys_fd_check(struct sys_fd *f)
+{
+	if (f->fd < 0)
+		return 0;
+	struct stat st;
+	if (fstat(f->fd, &st) == 0 && (uint64_t)st.st_dev == f->dev && (uint64_t)st.st_ino == f->ino)
+		return 1;
+	__atomic_fetch_add(&fd_losses, 1, __ATOMIC_RELAXED);
+	f->fd = -1;
+	f->dev = f->ino = 0;
+	return 0;
+}
+
+void sys_fd_close(struct sys_fd *f)
+{
+	if (sys_fd_check(f))
+		close(f->fd);
+	f->fd = -1;
+	f->dev = f->ino = 0;
+}
+
+uint64_t sys_fd_losses(void)
+{
+	return __atomic_load_n(&fd_losses, __ATOMIC_RELAXED);
 }
 
 uint64_t sys_random_u64(void)

@@ -50,6 +50,28 @@ int sys_secure_execution(void);
 #define SYS_FD_FLOOR 900
 int sys_fd_high(int fd);
 
+/* A descriptor the collector keeps across calls, with the identity (device, inode) it had when
+   the collector made it. A host may close every descriptor above 2 and reuse the numbers for
+   its own files: before each use, sys_fd_check tells whether the number still refers to ours,
+   so the collector never reads, writes or closes the host's file. */
+struct sys_fd {
+	int fd;    /* -1: none */
+	uint64_t dev, ino;
+};
+#define SYS_FD_NONE {-1, 0, 0}
+
+/* Takes ownership of fd, which the caller just created: moved above the host's range
+   (sys_fd_high), its identity recorded. Returns f->fd (-1 when fd < 0 or fstat fails: closed). */
+int sys_fd_own(struct sys_fd *f, int fd);
+/* 1 while f is open and still refers to what sys_fd_own recorded. Otherwise 0, and a descriptor
+   that was lost (closed by the host, its number maybe reused) is forgotten without closing it
+   and counted (sys_fd_losses). Async-signal-safe. */
+int sys_fd_check(struct sys_fd *f);
+/* Closes f when it is still ours; forgets it either way. */
+void sys_fd_close(struct sys_fd *f);
+/* Descriptors found lost by sys_fd_check since start (shown in the stats as fds_lost). */
+uint64_t sys_fd_losses(void);
+
 /* 64 unpredictable bits (getrandom; the clock and addresses mixed when it is unavailable). */
 uint64_t sys_random_u64(void);
 

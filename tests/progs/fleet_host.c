@@ -6,9 +6,19 @@
  * once done (the time lets a test tell which profile snapshots came after it):
  *   keep N SIZE    N blocks of SIZE bytes from keep_site(), kept live to the end
  *   churn N SIZE   N blocks of SIZE bytes from churn_site(), each freed at once
+ *   hostfds PATH   a host that closes every descriptor above 2 (the collector's included) and
+ *                  reuses the numbers: creates PATH holding "host data\n" and puts it on every
+ *                  number that was open above 2 before; prints "took <count>"
+ *   hostcheck PATH prints "host file intact" or "host file changed" (PATH against what hostfds
+ *                  wrote, read through each of the taken numbers' file too)
+ *   stats          prints "stats <len> <json>" (heaptap_stats_json, when preloaded)
  *   quit           exits 0 (also at the end of stdin)
  * It prints "ready <pid>" first. Not a benchmark; allocates nothing else after start.
  */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <dlfcn.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,19 +51,70 @@ static long long now_ns(void)
 	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
+static const char host_data[] = "host data\n";
+
+/* closefrom(3) and reuse of the numbers: the descriptors open above 2, then all closed, then
+   PATH on each of them. Returns how many, -1 on error. */
+static int host_fds(const char *path)
+{
+	int nums[1024], n = 0;
+	DIR *d = opendir("/proc/self/fd");
+	if (!d)
+		return -1;
+	int dfd = dirfd(d);
+	struct dirent *e;
+	while ((e = readdir(d)) && n < 1024) {
+		int fd = atoi(e->d_name);
+		if (e->d_name[0] != '.' && fd > 2 && fd != dfd)
+			nums[n++] = fd;
+	}
+	closedir(d);
+	for (int fd = 3; fd < 65536; fd++)
+		close(fd);
+	int f = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	if (f < 0 || write(f, host_data, sizeof host_data - 1) != (ssize_t)sizeof host_data - 1)
+		return -1;
+	int took = 0;
+	for (int i = 0; i < n; i++)
+		if (nums[i] != f && dup2(f, nums[i]) == nums[i])
+			took++;
+	return took;
+}
+
+static int host_check(const char *path)
+{
+	char buf[256];
+	int f = open(path, O_RDONLY);
+	if (f < 0)
+		return 0;
+	ssize_t r = read(f, buf, sizeof buf);
+	close(f);
+	return r == (ssize_t)sizeof host_data - 1 && memcmp(buf, host_data, (size_t)r) == 0;
+}
+
 int main(void)
 {
 	char line[256];
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	printf("ready %ld\n", (long)getpid());
 	while (fgets(line, sizeof line, stdin)) {
-		char cmd[16];
+		char cmd[16], path[200];
 		unsigned long n = 0, size = 0;
 		if (sscanf(line, "%15s %lu %lu", cmd, &n, &size) < 1)
 			continue;
 		if (strcmp(cmd, "quit") == 0)
 			break;
-		if (strcmp(cmd, "keep") == 0) {
+		if (strcmp(cmd, "hostfds") == 0 && sscanf(line, "%*s %199s", path) == 1) {
+			printf("took %d\n", host_fds(path));
+		} else if (strcmp(cmd, "hostcheck") == 0 && sscanf(line, "%*s %199s", path) == 1) {
+			printf("host file %s\n", host_check(path) ? "intact" : "changed");
+		} else if (strcmp(cmd, "stats") == 0) {
+			long (*st)(char *, size_t) = (long (*)(char *, size_t))dlsym(RTLD_DEFAULT, "heaptap_stats_json");
+			static char js[65536];
+			long len = st ? st(js, sizeof js) : -1;
+			if (len > 0 && (size_t)len < sizeof js)
+				printf("stats %ld %.*s\n", len, (int)len, js);
+		} else if (strcmp(cmd, "keep") == 0) {
 			for (unsigned long i = 0; i < n && nkept < KEEP_MAX; i++)
 				kept[nkept++] = keep_site(size);
 		} else if (strcmp(cmd, "churn") == 0) {
