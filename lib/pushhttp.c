@@ -173,10 +173,13 @@ static int wait_fd(int fd, short events, int64_t deadline)
 	}
 }
 
-static int send_all(int fd, const char *p, size_t n, int64_t deadline)
+/* The socket is checked before each use: the host may close it meanwhile and reuse the number. */
+static int send_all(struct sys_fd *s, const char *p, size_t n, int64_t deadline)
 {
 	while (n > 0) {
-		ssize_t k = send(fd, p, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (!sys_fd_check(s))
+			return -EBADF;
+		ssize_t k = send(s->fd, p, n, MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (k > 0) {
 			p += k;
 			n -= (size_t)k;
@@ -184,7 +187,7 @@ static int send_all(int fd, const char *p, size_t n, int64_t deadline)
 		}
 		if (k < 0 && errno != EAGAIN && errno != EINTR)
 			return -errno;
-		int rc = wait_fd(fd, POLLOUT, deadline);
+		int rc = wait_fd(s->fd, POLLOUT, deadline);
 		if (rc < 0)
 			return rc;
 	}
@@ -214,9 +217,10 @@ int pushhttp_post(const struct pushhttp_url *u, const char *target, const char *
 	outbuf_puts(&ob, "\r\n");
 	if (ob.len >= sizeof head)
 		return -E2BIG;
-	int fd = sys_fd_high(socket(u->addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+	struct sys_fd s;
+	int fd = sys_fd_own(&s, socket(u->addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
 	if (fd < 0)
-		return -errno;
+		return errno ? -errno : -EMFILE;
 	int rc = 0;
 	if (connect(fd, (const struct sockaddr *)&u->addr, u->addrlen) != 0) {
 		if (errno != EINPROGRESS) {
@@ -231,15 +235,15 @@ int pushhttp_post(const struct pushhttp_url *u, const char *target, const char *
 		if (rc < 0)
 			goto out;
 	}
-	rc = send_all(fd, head, ob.len, deadline);
+	rc = send_all(&s, head, ob.len, deadline);
 	if (rc == 0)
-		rc = send_all(fd, body, len, deadline);
+		rc = send_all(&s, body, len, deadline);
 	/* a server may answer (413, 401) and close before taking the whole body: read anyway */
 	size_t got = 0;
 	for (;;) {
-		if (got == sizeof rbuf)
+		if (got == sizeof rbuf || !sys_fd_check(&s))
 			break;
-		ssize_t k = recv(fd, rbuf + got, sizeof rbuf - got, MSG_DONTWAIT);
+		ssize_t k = recv(s.fd, rbuf + got, sizeof rbuf - got, MSG_DONTWAIT);
 		if (k > 0) {
 			got += (size_t)k;
 			continue;
@@ -248,7 +252,7 @@ int pushhttp_post(const struct pushhttp_url *u, const char *target, const char *
 			break;
 		if (errno != EAGAIN && errno != EINTR)
 			break;
-		int w = wait_fd(fd, POLLIN, deadline);
+		int w = wait_fd(s.fd, POLLIN, deadline);
 		if (w < 0) {
 			if (got == 0)
 				rc = w;
@@ -277,6 +281,6 @@ int pushhttp_post(const struct pushhttp_url *u, const char *target, const char *
 		rc = got ? -EPROTO : -ECONNRESET;
 	}
 out:
-	close(fd);
+	sys_fd_close(&s);
 	return rc;
 }
