@@ -6,7 +6,8 @@
 # and by go tool pprof (the .pb.gz twin) must charge exactly 3 MiB to a_leak and 5 MiB to
 # b_leak: A's frames moved to a synthetic mapping of libA.so at its dlclose, B's resolve through
 # the live map. (Before, both were charged to whichever library the map named at that address.)
-# Then A is rebuilt (another build ID) before the CLI reads the dump: a build-ID mismatch
+# Closing a second handle of A while the first holds it moves nothing (stats); A's real close
+# moves its stack. Then A is rebuilt (another build ID) before the CLI reads the dump: a build-ID mismatch
 # warning for libA.so, a_leak no longer named, b_leak still right.
 set -u
 . "$(dirname "$0")/../e2e/lib/common.sh"
@@ -22,9 +23,11 @@ build() { # variant lib out
 build 0 A "$TMP/libA.so"
 build 0 B "$TMP/libB.so"
 d=$TMP/run
+mkdir -p "$d"
 ht_run "$d" lg_prof_sample:0,prof_format:heap_v2+pprof "$BIN" "$TMP/libA.so" "$TMP/libB.so" 3 5 \
-	"$d/truth.txt"
+	"$d/truth.txt" >"$d/out"
 rc=$?
+grep -v "^stats" "$d/out"
 [ $rc = 77 ] && ht_skip "the kernel did not place B where A was"
 [ $rc = 0 ] || ht_fail "coll_dlreuse exited with $rc"
 dump=$(ht_final "$d") || exit 1
@@ -61,6 +64,14 @@ if command -v go >/dev/null; then
 else
 	echo "go is not installed: not checked"
 fi
+
+moved() { python3 -c 'import json, sys
+line = next(l for l in open(sys.argv[1]) if l.startswith(sys.argv[2] + " "))
+print(json.loads(line.split(" ", 2)[2])["sampler"]["stacks_moved_at_dlclose"])' "$d/out" "$1"; }
+held=$(moved stats_held) end=$(moved stats)
+echo "stacks moved: $held after closing a handle of A still held, $end after A's real close"
+[ "$held" = 0 ] || ht_fail "closing a handle of a library still loaded moved $held stacks"
+[ "$end" -ge 1 ] || ht_fail "A's close moved no stack"
 
 # A rebuilt in place: its frames cannot be trusted any more; the CLI says so and does not name
 # them after the new file's functions.

@@ -4,7 +4,10 @@
  * loads library A, has its a_leak keep A_MIB MiB, closes A (the memory stays live), loads
  * library B, checks that B's text landed where A's was (exit 77 when the kernel placed it
  * elsewhere), and has its b_leak keep B_MIB MiB. The collector must charge each leak to its own
- * library. Not a checker: it writes the truth lines and the two load addresses.
+ * library. Before closing A it opens A a second time and closes that handle (A stays loaded:
+ * nothing may move). Not a checker: it writes the truth lines, the two load addresses and,
+ * when preloaded, the stats after that first close ("stats_held <len> <json>") and at the end
+ * ("stats <len> <json>").
  *
  * Usage: coll_dlreuse LIB_A LIB_B A_MIB B_MIB TRUTHFILE
  */
@@ -32,6 +35,15 @@ static void *load_and_leak(const char *lib, const char *fn, int mib, uintptr_t *
 	return h;
 }
 
+static void print_stats(const char *tag)
+{
+	long (*st)(char *, size_t) = (long (*)(char *, size_t))dlsym(RTLD_DEFAULT, "heaptap_stats_json");
+	static char js[65536];
+	long n = st ? st(js, sizeof js) : -1;
+	if (n > 0 && (size_t)n < sizeof js)
+		printf("%s %ld %.*s\n", tag, n, (int)n, js);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 6) {
@@ -41,6 +53,10 @@ int main(int argc, char **argv)
 	int amib = atoi(argv[3]), bmib = atoi(argv[4]);
 	uintptr_t abase, bbase;
 	void *a = load_and_leak(argv[1], "a_leak", amib, &abase);
+	void *again = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
+	if (!again || dlclose(again) != 0)
+		return 3;
+	print_stats("stats_held");
 	if (dlclose(a) != 0)
 		return 3;
 	(void)load_and_leak(argv[2], "b_leak", bmib, &bbase);
@@ -49,6 +65,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "coll_dlreuse: B was not loaded where A was\n");
 		return 77;
 	}
+	print_stats("stats");
 	FILE *f = fopen(argv[5], "w");
 	if (!f)
 		return 3;
