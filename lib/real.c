@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * real.c - finds the allocator below heaptap with dlsym(RTLD_NEXT) and serves the
- * allocations made while it does from a static pool (dlsym may call calloc for its error
+ * allocations made while it does from a bootstrap pool (dlsym may call calloc for its error
  * state). Not the interposers (interpose.c) and not the sampler.
  */
 #include "real.h"
