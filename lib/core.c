@@ -32,6 +32,7 @@
 #include "peakprof.h"
 #include "real.h"
 #include "sampler.h"
+#include "sampzone.h"
 #include "stacktab.h"
 #include "sys.h"
 #include "threads.h"
@@ -44,6 +45,7 @@ static struct ranked_mutex table_lock = RANKED_MUTEX_INITIALIZER(LOCKRANK_TABLES
 static pthread_key_t thread_key;
 static int init_state; /* 0 not started, 1 running, 2 done (atomic) */
 static int log_once_live_full, log_once_stacks_full;
+static int zone_on; /* the sampled-object zone is set up (prof_zone; written once at init) */
 static uint64_t alloc_total;   /* bytes allocated, folded by threads (atomic) */
 static uint64_t next_interval; /* alloc_total at which the next interval dump is due (atomic) */
 
@@ -88,6 +90,11 @@ void core_fork_release(void)
 	lockrank_unlock(&table_lock);
 }
 
+int core_zone_on(void)
+{
+	return zone_on;
+}
+
 int core_init(void)
 {
 	int st = __atomic_load_n(&init_state, __ATOMIC_ACQUIRE);
@@ -126,8 +133,19 @@ int core_init(void)
 	}
 	if (core.enabled && o->stats_exact) {
 		/* every free slow from now on; every thread's countdown is already 0 or goes 0 */
+		real_need_filter();
 		livetab_filter_pin_all();
 		__atomic_store_n(&core_exact.on, 1, __ATOMIC_RELEASE);
+	}
+	if (core.enabled && o->prof_zone && !o->stats_exact &&
+	    sysconf(_SC_PAGESIZE) == (long)SAMPZONE_PAGE) {
+		/* stats_exact counts real usable sizes: it keeps every block in the real allocator */
+		uintptr_t zb = real.zone_base != SAMPZONE_OFF ? real.zone_base : sampzone_pick_base();
+		sampzone_init(&sampzone_main, zb, SAMPZONE_SMALL_REGION,
+		              SAMPZONE_SIZE - SAMPZONE_SMALL_REGION);
+		sampzone_main.slab_next = SAMPZONE_SLAB; /* the first slot holds the bootstrap pool */
+		__atomic_store_n(&real.zone_base, sampzone_main.base, __ATOMIC_RELEASE);
+		zone_on = 1;
 	}
 	if (core.enabled) {
 		unwind_init();
@@ -365,6 +383,9 @@ HEAPTAP_TEXT static void record(struct tstate *t, void *p, uint64_t c, const voi
 		depth = max + 1;
 	}
 	(void)t;
+	/* a sample outside the zone: from now on free asks the filter too */
+	if (!sampzone_in_range(&sampzone_main, p))
+		real_need_filter();
 	struct live_entry le;
 	le.ptr = (uintptr_t)p;
 	le.size = c;
@@ -546,6 +567,12 @@ static void *real_call(enum interposed_fn fn, size_t n, size_t align)
 	}
 }
 
+/* 1 if a sampled block should come from the zone now (the period may change at a reset). */
+static int zone_wanted(void)
+{
+	return zone_on && __atomic_load_n(&core.period, __ATOMIC_RELAXED) >= SAMPZONE_MIN_PERIOD;
+}
+
 /* Before the real allocator is known (dlsym is running on this thread): the static pool. */
 static void *early_alloc(size_t n, size_t align)
 {
@@ -575,7 +602,11 @@ HEAPTAP_TEXT static void *alloc_slow(enum interposed_fn fn, size_t n, size_t ali
 	uint64_t c = n ? n : 1;
 	int sample = account(t, c);
 	tstate_count(t, fn, c);
-	void *p = alloc ? alloc(n, align) : real_call(fn, n, align);
+	void *p = NULL;
+	if (sample && !alloc && zone_wanted())
+		p = sampzone_alloc(&sampzone_main, (size_t)c, align, fn == FN_CALLOC, 0);
+	if (!p)
+		p = alloc ? alloc(n, align) : real_call(fn, n, align);
 	exact_add(p);
 	if (p && sample)
 		record(t, p, c, __builtin_frame_address(0));
@@ -615,10 +646,33 @@ HEAPTAP_TEXT void *core_calloc_slow(size_t nmemb, size_t size)
 	return core_alloc_slow(FN_CALLOC, n, 0);
 }
 
+HEAPTAP_TEXT void core_zone_free(void *p)
+{
+	if (real_pool_owns(p))
+		return; /* the pool is at the range's start (real.h) */
+	struct tstate *t = &tstate_tls;
+	int nested = t->depth > 0;
+	struct live_entry e;
+	uint32_t gen;
+	/* off the tables first: once the zone has it back, another thread may be handed the
+	   address and sample it */
+	if (core.enabled)
+		forget(t, p, &e, &gen);
+	tstate_enter();
+	int r = sampzone_release(&sampzone_main, p, nested);
+	tstate_leave();
+	if (r == 0)
+		real.free(p); /* in the range, not the zone's */
+}
+
 HEAPTAP_TEXT void core_free_slow(void *p)
 {
 	if (!p || real_pool_owns(p))
 		return;
+	if (sampzone_in_range(&sampzone_main, p)) {
+		core_zone_free(p);
+		return;
+	}
 	if (unlikely(!real_ready()))
 		real_resolve();
 	struct live_entry e;
@@ -628,6 +682,42 @@ HEAPTAP_TEXT void core_free_slow(void *p)
 		forget(t, p, &e, &gen);
 	exact_sub(exact_size(p));
 	real.free(p);
+}
+
+/*
+ * realloc where the zone is involved: p is a zone block of zold usable bytes, or (zold 0) a
+ * real block whose new version is sampled and goes to the zone (to_zone). The new block comes
+ * from the zone when to_zone (else, or when the zone refuses, the real malloc), gets
+ * min(n, old usable size) bytes, and the old block is released. realloc(p, 0) frees p and
+ * returns NULL, as glibc's. NULL on failure with p kept (errno ENOMEM).
+ */
+static void *zone_move(void *p, size_t zold, size_t n, int to_zone, int nested)
+{
+	size_t oldsz = zold ? zold : real.malloc_usable_size(p);
+	if (!zold && oldsz == 0)
+		return exact_realloc(p, n); /* no usable size below: the sample stays outside */
+	void *q = NULL;
+	if (n) {
+		if (to_zone)
+			q = sampzone_alloc(&sampzone_main, n, 0, 0, nested);
+		if (!q) {
+			q = real.malloc(n);
+			exact_add(q);
+		}
+		if (!q) {
+			errno = ENOMEM;
+			return NULL;
+		}
+		memcpy(q, p, n < oldsz ? n : oldsz);
+	}
+	if (zold) {
+		if (sampzone_release(&sampzone_main, p, nested) == 0)
+			real.free(p);
+	} else {
+		exact_sub(exact_size(p));
+		real.free(p);
+	}
+	return q;
 }
 
 HEAPTAP_TEXT void *core_realloc_slow(void *p, size_t n)
@@ -652,20 +742,34 @@ HEAPTAP_TEXT void *core_realloc_slow(void *p, size_t n)
 	}
 	if (!p)
 		return core_alloc_slow(FN_MALLOC, n, 0);
+	int nested = t->depth > 0;
+	size_t zold = 0;
+	if (sampzone_in_range(&sampzone_main, p)) {
+		tstate_enter();
+		zold = sampzone_size(&sampzone_main, p, nested);
+		tstate_leave();
+		if (zold == SIZE_MAX) {
+			/* the zone is busy under this thread (a signal handler): fail, p is kept */
+			__atomic_fetch_add(&core.reentrant, 1, __ATOMIC_RELAXED);
+			errno = ENOMEM;
+			return NULL;
+		}
+	}
 	struct live_entry old;
 	uint32_t gen = 0;
 	int had = 0;
-	if (core.enabled && livetab_maybe_sampled(p))
+	if (core.enabled && (zold || livetab_maybe_sampled(p)))
 		had = forget(t, p, &old, &gen);
-	if (t->depth) {
+	if (nested) {
 		__atomic_fetch_add(&core.reentrant, 1, __ATOMIC_RELAXED);
-		return exact_realloc(p, n);
+		return zold ? zone_move(p, zold, n, 0, 1) : exact_realloc(p, n);
 	}
 	tstate_enter();
 	uint64_t c = n ? n : 1;
 	int sample = n ? account(t, c) : 0;
 	tstate_count(t, FN_REALLOC, c);
-	void *q = exact_realloc(p, n);
+	int to_zone = sample && zone_wanted();
+	void *q = zold || to_zone ? zone_move(p, zold, n, to_zone, 0) : exact_realloc(p, n);
 	if (!q && n && had)
 		restore(&old, gen);
 	if (q && sample)

@@ -98,6 +98,11 @@ void *core_alloc_slow(enum interposed_fn fn, size_t nbytes, size_t align);
 void *core_calloc_slow(size_t nmemb, size_t size);
 /* free's slow path: p is not NULL and livetab_maybe_sampled(p) (free tested both). */
 void core_free_slow(void *p);
+/* free of p in the sampled-object zone's range (free's fast path tested it): off the tables,
+   back to the zone, or to the real free when the zone did not hand it out. */
+void core_zone_free(void *p);
+/* 1 if the sampled-object zone is set up (prof_zone). */
+int core_zone_on(void);
 /* As core_alloc_slow, but the block comes from alloc(n, align) (a real operator new: it may
    throw, so call it only with a nothrow one); used where the allocator below is not malloc. */
 void *core_alloc_slow_with(enum interposed_fn fn, size_t nbytes, size_t align,

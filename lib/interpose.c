@@ -3,7 +3,8 @@
  * interpose.c - the exported malloc family (and dlclose) of libheaptap.so: the fast paths.
  * Each allocation decrements the thread's byte countdown and forwards to the real allocator;
  * only when the countdown runs out (a sample, a thread's first call, a re-arm) does it go to
- * core.c. Each free checks the sampled-pointer filter and forwards unless it hits.
+ * core.c. Each free compares the pointer with the sampled-object zone's range (sampzone.h)
+ * and, only once a sampled block may live outside it, checks the sampled-pointer filter too.
  *
  * This file holds nothing else, so every other module links without interposing (unit
  * tests). All functions live in section heaptap_text, so captured stacks start in the caller;
@@ -19,6 +20,7 @@
 #include "core.h"
 #include "livetab.h"
 #include "real.h"
+#include "sampzone.h"
 
 #define EXPORT HEAPTAP_EXPORT
 
@@ -30,26 +32,54 @@ HEAPTAP_TEXT EXPORT void *malloc(size_t n)
 	return core_alloc_slow(FN_MALLOC, n, 0);
 }
 
+/* 1 if p is in the sampled-object zone's range: a subtraction and a comparison with the base
+   kept in real.free's cache line (no zone: a base no user pointer reaches, not even NULL). */
+static inline int in_zone(const void *p)
+{
+	return (uintptr_t)p - real.zone_base < SAMPZONE_SIZE;
+}
+
 /*
- * free: NULL, the bootstrap pool and every granule holding a sampled block have their filter
- * bit set (real.c pins the first two), so one load answers for all three. On a hit, NULL
- * (frequent: free(NULL) is legal and common) returns at once, and the granule's word tells
- * most neighbours of a sample from the sample itself (livetab.h).
+ * free: a zone block goes to the zone. While every sampled block lives in the zone
+ * (real.filter_needed 0, the usual case at the default rate) nothing else can be sampled, and
+ * the pointer goes to the real free without a load of the filter; free(NULL) too (the real
+ * free takes NULL; before real_resolve, real.free is real.c's early_free, which also does).
+ * Once a sampled block may live outside the zone (a period below SAMPZONE_MIN_PERIOD,
+ * prof_zone:false, a zone that refused, bootstrap pool blocks, stats_exact), the filter is
+ * asked as before: NULL, the pool and every granule holding a sampled block have their bit
+ * set (real.c pins the first two); on a hit NULL returns at once, and the granule's word
+ * tells most neighbours of a sample from the sample itself (livetab.h).
  */
 HEAPTAP_TEXT EXPORT void free(void *p)
 {
 	tstate_tls.calls[FN_FREE]++;
-	if (likely(!livetab_filter_hit(p))) {
-		real.free(p);
+	if (unlikely(in_zone(p))) {
+		core_zone_free(p);
 		return;
 	}
-	if (!p)
-		return;
-	if (!livetab_may_hold(p)) {
-		real.free(p);
-		return;
+	if (unlikely(real.filter_needed) && livetab_filter_hit(p)) {
+		if (!p)
+			return;
+		if (livetab_may_hold(p)) {
+			core_free_slow(p);
+			return;
+		}
 	}
-	core_free_slow(p);
+	real.free(p);
+}
+
+/* C23's sized frees (glibc 2.39 exports them): ours, so a zone block never reaches glibc's. */
+HEAPTAP_TEXT EXPORT void free_sized(void *p, size_t n)
+{
+	(void)n;
+	free(p);
+}
+
+HEAPTAP_TEXT EXPORT void free_aligned_sized(void *p, size_t align, size_t n)
+{
+	(void)align;
+	(void)n;
+	free(p);
 }
 
 HEAPTAP_TEXT EXPORT void cfree(void *p)
@@ -71,8 +101,9 @@ HEAPTAP_TEXT EXPORT void *calloc(size_t nmemb, size_t size)
 
 HEAPTAP_TEXT EXPORT void *realloc(void *p, size_t n)
 {
-	/* p == NULL and pool blocks hit the filter (pinned); n == 0 wraps: both go slow */
-	if (likely(!livetab_maybe_sampled(p)) && core_fast_take(FN_REALLOC, n))
+	/* zone blocks; p == NULL and pool blocks hit the filter (pinned); n == 0 wraps: all go
+	   slow. The filter is kept whether free reads it or not (livetab.h). */
+	if (likely(!in_zone(p) && !livetab_maybe_sampled(p)) && core_fast_take(FN_REALLOC, n))
 		return real.realloc(p, n);
 	return core_realloc_slow(p, n);
 }
@@ -168,6 +199,13 @@ HEAPTAP_TEXT EXPORT size_t malloc_usable_size(void *p)
 	if (unlikely(!real_ready()))
 		real_resolve();
 	tstate_tls.calls[FN_USABLE_SIZE]++;
+	if (unlikely(in_zone(p))) {
+		size_t z = sampzone_size(&sampzone_main, p, tstate_tls.depth > 0);
+		if (z == SIZE_MAX)
+			return SAMPZONE_PAGE; /* busy under this thread: a lower bound */
+		if (z)
+			return z;
+	}
 	return real.malloc_usable_size(p);
 }
 

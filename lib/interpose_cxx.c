@@ -25,6 +25,7 @@
 #include "core.h"
 #include "livetab.h"
 #include "real.h"
+#include "sampzone.h"
 
 #define EXPORT HEAPTAP_EXPORT
 
@@ -210,6 +211,11 @@ HEAPTAP_TEXT static int delete_head(enum real_cxx id, void *p)
 	ensure_real();
 	tstate_tls.calls[FN_DELETE]++;
 	if (unlikely(!real_cxx.fn[id])) {
+		free(p);
+		return 0;
+	}
+	if (unlikely((uintptr_t)p - real.zone_base < SAMPZONE_SIZE)) {
+		/* a zone block (from malloc: only malloc's samples go to the zone) */
 		free(p);
 		return 0;
 	}

@@ -34,6 +34,7 @@
 #include "options.h"
 #include "procinfo.h"
 #include "push.h"
+#include "sampzone.h"
 #include "sys.h"
 #include "threads.h"
 
@@ -48,10 +49,12 @@ static void fork_prepare(void)
 	dump_fork_prepare();
 	core_fork_prepare();
 	threads_fork_prepare();
+	sampzone_fork_prepare();
 }
 
 static void fork_parent(void)
 {
+	sampzone_fork_release();
 	threads_fork_parent();
 	core_fork_release();
 	dump_fork_parent();
@@ -61,6 +64,7 @@ static void fork_parent(void)
 
 static void fork_child(void)
 {
+	sampzone_fork_release();
 	threads_fork_child(&tstate_tls);
 	core_fork_release();
 	dump_fork_child();

@@ -9,6 +9,8 @@
  *   LOCKRANK_DUMP     dump.c: serialises dumps and resets
  *   LOCKRANK_TABLES   core.c: the stack and live tables
  *   LOCKRANK_THREADS  threads.c: the thread registry
+ *   LOCKRANK_ZONE     sampzone.c: the sampled-object zone (held alone, except in the fork
+ *                     handlers, which take it last; mmap and munmap are called under it)
  * None is ever held while calling the real allocator, unwinding or writing a file, except
  * the dump lock, which is held while a dump is written. Not async-signal-safe (mutexes).
  */
@@ -17,7 +19,7 @@
 
 #include <pthread.h>
 
-enum lockrank { LOCKRANK_DUMP = 1, LOCKRANK_TABLES = 2, LOCKRANK_THREADS = 3 };
+enum lockrank { LOCKRANK_DUMP = 1, LOCKRANK_TABLES = 2, LOCKRANK_THREADS = 3, LOCKRANK_ZONE = 4 };
 
 struct ranked_mutex {
 	pthread_mutex_t m;

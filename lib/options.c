@@ -34,6 +34,7 @@ void options_init(struct options *o)
 	o->lg_prof_interval = -1;
 	o->prof_gdump_rate_ms = 1000;
 	o->prof_final = 1;
+	o->prof_zone = 1;
 	sys_strlcpy(o->prof_prefix, "heaptap", sizeof o->prof_prefix);
 	o->prof_format = DUMP_HEAPV2;
 	o->prof_unwind = UNWIND_DWARF;
@@ -380,6 +381,7 @@ static void apply(struct options *o, struct span key, struct span v, struct repo
 	BOOL_KEY(stats_exact)
 	BOOL_KEY(prof_oom)
 	BOOL_KEY(prof_peak)
+	BOOL_KEY(prof_zone)
 	if (span_eq(key, "prof_leak_error")) {
 		if (parse_bool(v, &b) == 0) {
 			o->prof_leak_error = b;

@@ -57,6 +57,7 @@ struct options {
 	uint64_t prof_mem_limit;     /* the limit in bytes when no smaller cgroup limit (0 = none) */
 	char mem_cgroup[256];        /* the memory cgroup's directory ("" = found from /proc) */
 	int prof_peak;               /* keep the profile of the live heap at its peak (false) */
+	int prof_zone;               /* sampled blocks from the sampled-object zone (true) */
 	/* the push client (push.h, docs/FLEET.md) */
 	char push_url[512];          /* http://host:port/path of the backend, "" none */
 	uint64_t push_interval_ms;   /* a profile this often (15 s) */

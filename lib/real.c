@@ -1,29 +1,32 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * real.c - finds the allocator below heaptap with dlsym(RTLD_NEXT) and serves the
- * allocations made while it does from a static pool (dlsym may call calloc for its error
+ * allocations made while it does from a bootstrap pool (dlsym may call calloc for its error
  * state). Not the interposers (interpose.c) and not the sampler.
  */
 #include "real.h"
 
 #include "livetab.h"
+#include "sampzone.h"
 
 #include <dlfcn.h>
 #include <sched.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 static void early_free(void *p);
 
 /* free is callable before real_resolve: free's fast path may forward NULL to it (NULL's
    filter granule is only pinned once real_resolve has run). */
-struct real_fns real = {.free = early_free};
+_Alignas(64) struct real_fns real = {.zone_base = SAMPZONE_OFF, .filter_needed = 1, .free = early_free};
 
 #define POOL_BYTES REAL_POOL_BYTES
 #define pool real_pool
-_Alignas(64) unsigned char real_pool[REAL_POOL_BYTES];
+_Alignas(64) static unsigned char pool_static[REAL_POOL_BYTES];
+unsigned char *real_pool = pool_static;
 static size_t pool_used; /* atomic */
 
 int real_resolve_state;                    /* 0 not started, 1 running, 2 done (atomic) */
@@ -150,6 +153,16 @@ void real_resolve(void)
 		return;
 	}
 	resolving_here = 1;
+	/* the pool at the zone's base: free's range test covers it (sampzone.h) */
+	uintptr_t zb = sampzone_pick_base();
+	void *m = mmap((void *)zb, REAL_POOL_BYTES, PROT_READ | PROT_WRITE,
+	               MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	if (m == (void *)zb) {
+		real_pool = m;
+		__atomic_store_n(&real.zone_base, zb, __ATOMIC_RELEASE);
+	} else if (m != MAP_FAILED) {
+		munmap(m, REAL_POOL_BYTES); /* a kernel without MAP_FIXED_NOREPLACE */
+	}
 	/* before the first pool block exists: free's fast path sends NULL and pool blocks to
 	   the slow path through the filter */
 	livetab_filter_pin(NULL, 1);
@@ -172,6 +185,10 @@ void real_resolve(void)
 	if (!r.malloc_usable_size)
 		r.malloc_usable_size = fallback_usable_size;
 	resolve_cxx((void *)r.malloc);
+	/* no sample exists yet; pool blocks outside the zone's range (pinned in the filter)
+	   keep the filter on for good, as they may be freed at any time */
+	r.zone_base = real.zone_base;
+	r.filter_needed = r.zone_base == SAMPZONE_OFF && __atomic_load_n(&pool_used, __ATOMIC_RELAXED) != 0;
 	real = r;
 	resolving_here = 0;
 	__atomic_store_n(&real_resolve_state, 2, __ATOMIC_RELEASE);

@@ -16,6 +16,12 @@
 #include "cxxops.h"
 
 struct real_fns {
+	/* Not functions, but kept in free's cache line with them: the sampled-object zone's
+	   base (sampzone.h; SAMPZONE_OFF while there is none), and 1 once any sampled block may
+	   live outside the zone (or a bootstrap pool block may be freed, or stats_exact wants
+	   every free): then free also asks the sampled-pointer filter. Sticky. */
+	uintptr_t zone_base;
+	uintptr_t filter_needed;
 	void *(*malloc)(size_t);
 	void (*free)(void *);
 	void *(*calloc)(size_t, size_t);
@@ -45,6 +51,13 @@ extern struct real_cxx_fns real_cxx __attribute__((visibility("hidden")));
    back to wrappers over posix_memalign). */
 extern struct real_fns real __attribute__((visibility("hidden")));
 
+/* Sets real.filter_needed for good. */
+static inline void real_need_filter(void)
+{
+	if (!__atomic_load_n(&real.filter_needed, __ATOMIC_RELAXED))
+		__atomic_store_n(&real.filter_needed, 1, __ATOMIC_RELAXED);
+}
+
 /* Looks the real functions up (once). While it runs, allocation requests from the same
    thread are served by real_pool_alloc. Other threads wait until it is done. */
 void real_resolve(void);
@@ -56,11 +69,13 @@ static inline int real_ready(void)
 	return __atomic_load_n(&real_resolve_state, __ATOMIC_ACQUIRE) == 2;
 }
 
-/* Bootstrap pool: 16-byte aligned (or `align`) blocks from a static array, zeroed; NULL when
-   exhausted. Blocks are never reused. */
+/* Bootstrap pool: 16-byte aligned (or `align`) blocks, zeroed; NULL when exhausted. Blocks
+   are never reused. The pool is mapped at the start of the sampled-object zone's range
+   (real.zone_base), so free's range test sends its blocks to the slow path, or, when that
+   mapping fails, is a static array (then real.filter_needed is set once a block was given). */
 void *real_pool_alloc(size_t nbytes, size_t align);
 #define REAL_POOL_BYTES (64 * 1024)
-extern unsigned char real_pool[REAL_POOL_BYTES] __attribute__((visibility("hidden")));
+extern unsigned char *real_pool __attribute__((visibility("hidden")));
 
 /* 1 if p points into the pool (inline: free's fast path asks it). */
 static inline int real_pool_owns(const void *p)

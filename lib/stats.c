@@ -18,6 +18,8 @@
 #include "memwatch.h"
 #include "peakprof.h"
 #include "options.h"
+#include "real.h"
+#include "sampzone.h"
 #include "threads.h"
 #include "trigger.h"
 
@@ -159,6 +161,16 @@ void stats_json(struct outbuf *ob)
 	jsonw_object_end(&w);
 	jsonw_u64(&w, "collector_mapped_bytes", mapped);
 	jsonw_u64(&w, "collector_table_bytes", used);
+	/* the sampled-object zone (sampzone.h); read racily */
+	jsonw_object_begin(&w, "zone");
+	jsonw_bool(&w, "enabled", core_zone_on());
+	jsonw_u64(&w, "mapped_bytes", __atomic_load_n(&sampzone_main.mapped, __ATOMIC_RELAXED));
+	jsonw_u64(&w, "index_bytes", __atomic_load_n(&sampzone_main.index_bytes, __ATOMIC_RELAXED));
+	jsonw_u64(&w, "blocks_live", __atomic_load_n(&sampzone_main.live, __ATOMIC_RELAXED));
+	jsonw_u64(&w, "fallbacks", __atomic_load_n(&sampzone_main.refused, __ATOMIC_RELAXED));
+	jsonw_u64(&w, "leaked", __atomic_load_n(&sampzone_main.leaked, __ATOMIC_RELAXED));
+	jsonw_bool(&w, "filter_needed", __atomic_load_n(&real.filter_needed, __ATOMIC_RELAXED) != 0);
+	jsonw_object_end(&w);
 	jsonw_u64(&w, "live_bytes_estimate", live_bytes);
 	jsonw_u64(&w, "peak_live_bytes_estimate", peak_bytes);
 	if (__atomic_load_n(&core_exact.on, __ATOMIC_ACQUIRE)) {

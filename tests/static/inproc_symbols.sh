@@ -8,7 +8,7 @@
 # functions, pthread, dl*, libm: no libunwind, no zlib); a forbidden one fails with its name, and
 # an unknown one fails too, so that a new import is looked at before it is allowed. The one
 # stdio import, fcloseall, is prof_leak_error's flush inside exit() (lib/lifecycle.c). Exports
-# must be exactly the malloc family, C++ operator new/delete, dlclose, jemalloc's mallctl,
+# must be exactly the malloc family (C23's free_sized and free_aligned_sized included), C++ operator new/delete, dlclose, jemalloc's mallctl,
 # pthread_create (the CPU profiler arms new threads' timers: lib/cpu_threads.c) and heaptap_*; never jemalloc's other entry points (mallocx, sdallocx, nallocx, rallocx, xallocx,
 # sallocx, dallocx, malloc_stats_print, mallctlnametomib, mallctlbymib): programs take their
 # presence for "jemalloc is the allocator" (docs/INTERNALS.md "mallctl").
@@ -66,7 +66,7 @@ done
 # the C++ operators: the one list in lib/cxxops.h
 cxx_names=$(sed -n 's/^[[:space:]]*X(RCXX_[A-Z_]*, \(_Z[A-Za-z0-9_]*\)).*/\1/p' "${ROOT:-.}/lib/cxxops.h")
 [ "$(echo $cxx_names | wc -w)" -eq 20 ] || { echo "cannot read the 20 operators from lib/cxxops.h"; exit 1; }
-want_exports=" aligned_alloc calloc cfree dlclose free malloc malloc_usable_size mallctl memalign
+want_exports=" aligned_alloc calloc cfree dlclose free free_aligned_sized free_sized malloc malloc_usable_size mallctl memalign
  posix_memalign pthread_create pvalloc realloc reallocarray valloc $cxx_names "
 want_exports=" $(echo $want_exports) "
 nexp=0

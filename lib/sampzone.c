@@ -1,0 +1,350 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * sampzone.c - the sampled-object zone of sampzone.h: slabs of page runs for small sampled
+ * blocks, one mapping each for large ones, and the zone's own index of both. Not the fast
+ * path's range test (interpose.c, against real.h's copy of the base) and not the profile.
+ *
+ * The slab region's index is one 32-bit word per page: at the first page of a run, bits 28-30
+ * its length in pages (1-4) and bit 31 set while it is handed out; while it is free, bits 0-27
+ * the next free run of its length (page + 1, 0 = none). The large region's index is an
+ * open-addressing table (linear probing, backward-shift deletion) of (address, length),
+ * doubled at half load. All of it is mapped here, never taken from the host's malloc.
+ */
+#include "sampzone.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "sys.h"
+
+#ifndef MAP_FIXED_NOREPLACE
+#define MAP_FIXED_NOREPLACE 0x100000
+#endif
+
+#define META_LIVE 0x80000000u
+#define META_LEN_SHIFT 28
+#define META_LEN_MASK 7u
+#define META_NEXT_MASK 0x0fffffffu
+#define MAX_RUN 4u
+/* NOREPLACE attempts per request before the zone gives up on it */
+#define MAX_TRIES 16
+#define BIG_MIN_SLOTS 256
+
+struct sampzone sampzone_main = {.lock = RANKED_MUTEX_INITIALIZER(LOCKRANK_ZONE),
+                                 .base = SAMPZONE_OFF};
+
+void sampzone_init(struct sampzone *z, uintptr_t base, size_t small_bytes, size_t large_bytes)
+{
+	struct ranked_mutex l = RANKED_MUTEX_INITIALIZER(LOCKRANK_ZONE);
+	memset(z, 0, sizeof *z);
+	z->lock = l;
+	z->base = base;
+	z->small_bytes = small_bytes / SAMPZONE_SLAB * SAMPZONE_SLAB;
+	z->large_bytes = large_bytes / SAMPZONE_PAGE * SAMPZONE_PAGE;
+}
+
+uintptr_t sampzone_pick_base(void)
+{
+	/* 1 TiB slots 16-63: far below mmap(NULL)'s top-down placement, above brk heaps */
+	uint64_t slot = 16 + sys_random_u64() % 48;
+	return (uintptr_t)(slot << 40);
+}
+
+/* Maps len bytes exactly at hint: 0 done, 1 something is there, -1 failed (no memory, or a
+   kernel that takes MAP_FIXED_NOREPLACE as a hint: then the zone is broken for good). */
+static int map_at(struct sampzone *z, uintptr_t hint, size_t len)
+{
+	void *p = mmap((void *)hint, len, PROT_READ | PROT_WRITE,
+	               MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	if (p == MAP_FAILED)
+		return errno == EEXIST ? 1 : -1;
+	if ((uintptr_t)p != hint) {
+		munmap(p, len);
+		z->broken = 1;
+		return -1;
+	}
+	return 0;
+}
+
+static int lock(struct sampzone *z, int nested)
+{
+	if (!nested) {
+		lockrank_lock(&z->lock);
+		return 0;
+	}
+	return lockrank_trylock(&z->lock);
+}
+
+/* ---- small blocks: page runs in slabs ---- */
+
+static void push_free(struct sampzone *z, uint32_t pg, uint32_t len)
+{
+	z->meta[pg] = (len << META_LEN_SHIFT) | z->free_head[len];
+	z->free_head[len] = pg + 1;
+}
+
+/* Maps the next slab (skipping slots taken by someone else); 0 or -1. */
+static int new_slab(struct sampzone *z)
+{
+	if (!z->meta) {
+		size_t mb = z->small_bytes / SAMPZONE_PAGE * sizeof(uint32_t);
+		void *m = mmap(NULL, mb, PROT_READ | PROT_WRITE,
+		               MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (m == MAP_FAILED)
+			return -1;
+		z->meta_bytes = mb;
+		z->index_bytes += mb;
+		__atomic_store_n(&z->meta, (uint32_t *)m, __ATOMIC_RELEASE);
+	}
+	for (int tries = 0; tries < MAX_TRIES; tries++) {
+		if (z->slab_next + SAMPZONE_SLAB > z->small_bytes)
+			return -1;
+		size_t off = z->slab_next;
+		z->slab_next += SAMPZONE_SLAB;
+		int r = map_at(z, z->base + off, SAMPZONE_SLAB);
+		if (r < 0)
+			return -1;
+		if (r > 0)
+			continue;
+		/* the old slab's tail (< MAX_RUN pages) becomes a free run */
+		if (z->bump < z->bump_end)
+			push_free(z, z->bump, z->bump_end - z->bump);
+		z->bump = (uint32_t)(off / SAMPZONE_PAGE);
+		z->bump_end = z->bump + (uint32_t)(SAMPZONE_SLAB / SAMPZONE_PAGE);
+		z->mapped += SAMPZONE_SLAB;
+		return 0;
+	}
+	return -1;
+}
+
+static void *alloc_small(struct sampzone *z, uint32_t pages, int zero)
+{
+	uint32_t pg;
+	int reused = 0;
+	if (z->free_head[pages]) {
+		pg = z->free_head[pages] - 1;
+		z->free_head[pages] = z->meta[pg] & META_NEXT_MASK;
+		reused = 1;
+	} else {
+		if (z->bump_end - z->bump < pages && new_slab(z) < 0)
+			return NULL;
+		pg = z->bump;
+		z->bump += pages;
+	}
+	z->meta[pg] = META_LIVE | (pages << META_LEN_SHIFT);
+	z->live++;
+	void *p = (void *)(z->base + (uintptr_t)pg * SAMPZONE_PAGE);
+	if (zero && reused)
+		memset(p, 0, (size_t)pages * SAMPZONE_PAGE);
+	return p;
+}
+
+/* ---- large blocks: a mapping each, indexed by address ---- */
+
+static size_t big_home(const struct sampzone *z, uintptr_t p)
+{
+	return (size_t)(((uint64_t)(p >> 12) * 0x9e3779b97f4a7c15ull) >> 32) & (z->big_cap - 1);
+}
+
+static void big_put(struct sampzone *z, uintptr_t p, size_t len)
+{
+	size_t i = big_home(z, p);
+	while (z->big[i].ptr)
+		i = (i + 1) & (z->big_cap - 1);
+	z->big[i].ptr = p;
+	z->big[i].len = len;
+	z->big_n++;
+}
+
+/* Room for one more entry at half load at most; 0 or -1. */
+static int big_reserve(struct sampzone *z)
+{
+	if ((z->big_n + 1) * 2 <= z->big_cap)
+		return 0;
+	size_t ncap = z->big_cap ? z->big_cap * 2 : BIG_MIN_SLOTS;
+	size_t nb = ncap * sizeof(struct sampzone_big);
+	void *m = mmap(NULL, nb, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return -1;
+	struct sampzone_big *old = z->big;
+	size_t ocap = z->big_cap;
+	z->big = m;
+	z->big_cap = ncap;
+	z->big_n = 0;
+	for (size_t i = 0; i < ocap; i++)
+		if (old[i].ptr)
+			big_put(z, old[i].ptr, old[i].len);
+	if (old) {
+		munmap(old, ocap * sizeof *old);
+		z->index_bytes -= ocap * sizeof *old;
+	}
+	z->index_bytes += nb;
+	return 0;
+}
+
+static long big_find(const struct sampzone *z, uintptr_t p)
+{
+	if (!z->big_cap)
+		return -1;
+	for (size_t i = big_home(z, p);; i = (i + 1) & (z->big_cap - 1)) {
+		if (z->big[i].ptr == p)
+			return (long)i;
+		if (!z->big[i].ptr)
+			return -1;
+	}
+}
+
+/* Empties slot i, shifting back the entries of its cluster that would be lost. */
+static void big_del(struct sampzone *z, size_t i)
+{
+	size_t mask = z->big_cap - 1;
+	for (;;) {
+		z->big[i].ptr = 0;
+		size_t j = i;
+		for (;;) {
+			j = (j + 1) & mask;
+			if (!z->big[j].ptr) {
+				z->big_n--;
+				return;
+			}
+			size_t k = big_home(z, z->big[j].ptr);
+			/* j's entry stays unless its home is cyclically outside (i, j] */
+			int stays = i <= j ? (i < k && k <= j) : (i < k || k <= j);
+			if (!stays) {
+				z->big[i] = z->big[j];
+				i = j;
+				break;
+			}
+		}
+	}
+}
+
+static void *alloc_large(struct sampzone *z, size_t n)
+{
+	size_t len = (n + SAMPZONE_PAGE - 1) & ~(size_t)(SAMPZONE_PAGE - 1);
+	if (len < n || len > z->large_bytes || big_reserve(z) < 0)
+		return NULL;
+	uintptr_t region = z->base + z->small_bytes;
+	for (int tries = 0; tries < MAX_TRIES; tries++) {
+		if (z->cursor + len > z->large_bytes)
+			z->cursor = 0; /* wrap: NOREPLACE skips what is still live */
+		uintptr_t hint = region + z->cursor;
+		z->cursor += len;
+		int r = map_at(z, hint, len);
+		if (r < 0)
+			return NULL;
+		if (r > 0)
+			continue;
+		big_put(z, hint, len);
+		z->mapped += len;
+		z->live++;
+		return (void *)hint;
+	}
+	return NULL;
+}
+
+void *sampzone_alloc(struct sampzone *z, size_t n, size_t align, int zero, int nested)
+{
+	if (align > SAMPZONE_PAGE || n == 0 || z->broken || lock(z, nested) != 0) {
+		__atomic_fetch_add(&z->refused, 1, __ATOMIC_RELAXED);
+		return NULL;
+	}
+	void *p = NULL;
+	if (!z->broken) {
+		if (n <= SAMPZONE_SMALL_MAX && z->small_bytes)
+			p = alloc_small(z, (uint32_t)((n + SAMPZONE_PAGE - 1) / SAMPZONE_PAGE), zero);
+		else
+			p = alloc_large(z, n);
+	}
+	if (!p)
+		z->refused++;
+	lockrank_unlock(&z->lock);
+	return p;
+}
+
+size_t sampzone_size(struct sampzone *z, const void *p, int nested)
+{
+	if (!sampzone_in_range(z, p) || ((uintptr_t)p & (SAMPZONE_PAGE - 1)))
+		return 0;
+	uintptr_t off = (uintptr_t)p - z->base;
+	if (off < z->small_bytes) {
+		/* p is the caller's: its word does not change under it */
+		const uint32_t *m = __atomic_load_n(&z->meta, __ATOMIC_ACQUIRE);
+		if (!m)
+			return 0;
+		uint32_t w = __atomic_load_n(&m[off / SAMPZONE_PAGE], __ATOMIC_RELAXED);
+		if (!(w & META_LIVE))
+			return 0;
+		return (size_t)((w >> META_LEN_SHIFT) & META_LEN_MASK) * SAMPZONE_PAGE;
+	}
+	if (lock(z, nested) != 0)
+		return SIZE_MAX;
+	long i = big_find(z, (uintptr_t)p);
+	size_t len = i < 0 ? 0 : z->big[i].len;
+	lockrank_unlock(&z->lock);
+	return len;
+}
+
+int sampzone_release(struct sampzone *z, void *p, int nested)
+{
+	if (!sampzone_in_range(z, p) || ((uintptr_t)p & (SAMPZONE_PAGE - 1)))
+		return 0;
+	uintptr_t off = (uintptr_t)p - z->base;
+	if (lock(z, nested) != 0) {
+		__atomic_fetch_add(&z->leaked, 1, __ATOMIC_RELAXED);
+		return -1;
+	}
+	if (off < z->small_bytes) {
+		uint32_t pg = (uint32_t)(off / SAMPZONE_PAGE);
+		uint32_t w = z->meta ? z->meta[pg] : 0;
+		if (!(w & META_LIVE)) {
+			lockrank_unlock(&z->lock);
+			return 0;
+		}
+		push_free(z, pg, (w >> META_LEN_SHIFT) & META_LEN_MASK);
+		z->live--;
+		lockrank_unlock(&z->lock);
+		return 1;
+	}
+	long i = big_find(z, (uintptr_t)p);
+	if (i < 0) {
+		lockrank_unlock(&z->lock);
+		return 0;
+	}
+	size_t len = z->big[i].len;
+	big_del(z, (size_t)i);
+	z->mapped -= len;
+	z->live--;
+	lockrank_unlock(&z->lock);
+	/* outside the lock: a NOREPLACE attempt meanwhile only skips the address */
+	munmap(p, len);
+	return 1;
+}
+
+void sampzone_destroy(struct sampzone *z)
+{
+	for (size_t i = 0; i < z->big_cap; i++)
+		if (z->big[i].ptr)
+			munmap((void *)z->big[i].ptr, z->big[i].len);
+	if (z->big)
+		munmap(z->big, z->big_cap * sizeof *z->big);
+	if (z->slab_next)
+		munmap((void *)z->base, z->slab_next); /* skipped slots too: see sampzone.h */
+	if (z->meta)
+		munmap(z->meta, z->meta_bytes);
+	z->big = NULL;
+	z->meta = NULL;
+	z->big_cap = z->big_n = 0;
+	z->slab_next = 0;
+}
+
+void sampzone_fork_prepare(void)
+{
+	lockrank_lock(&sampzone_main.lock);
+}
+
+void sampzone_fork_release(void)
+{
+	lockrank_unlock(&sampzone_main.lock);
+}
