@@ -196,6 +196,9 @@ void cpu_sampler_drain(void (*fn)(void *ctx, const uintptr_t *pcs, uint32_t dept
                                   uint64_t ticks, unsigned flags),
                        void *ctx)
 {
+	/* objects loaded or unloaded since the last drain, for the handler's unwinder (cfi.h:
+	   before glibc 2.35 it must not call dl_iterate_phdr itself) */
+	(void)cfi_objects_refresh();
 	if (!shards)
 		return;
 	for (unsigned k = 0; k < SHARDS; k++) {
@@ -463,6 +466,7 @@ int cpu_sampler_start(unsigned hz, int sig, int force_process)
 	if ((rc = map_memory()) != 0 || (rc = install(sig)) != 0)
 		goto out;
 	unwind_init(); /* the DWARF rules' cache (the heap profiler may be off: prof:false) */
+	(void)cfi_objects_refresh(); /* the handler's table of loaded objects (before glibc 2.35) */
 	cur_sig = sig;
 	cur_hz = hz;
 	period_ns = 1000000000 / (int64_t)hz;

@@ -202,6 +202,7 @@ void stats_json(struct outbuf *ob)
 	jsonw_u64(&w, "lost_in_heaptap", cs.sampler.lost_inside);
 	jsonw_u64(&w, "unwind_fp_fallback", cs.sampler.unwind_fp);
 	jsonw_u64(&w, "unwind_failed", cs.sampler.unwind_leaf);
+	jsonw_u64(&w, "unwind_unknown_object", cc.objtab_misses);
 	jsonw_u64(&w, "stray_signals", cs.sampler.stray);
 	jsonw_u64(&w, "chained_signals", cs.sampler.foreign);
 	jsonw_u64(&w, "threads_armed", cs.sampler.armed);
