@@ -853,6 +853,13 @@ void cfi_forget_all(void)
 void cfi_fork_child(void)
 {
 	__atomic_store_n(&writing, 0, __ATOMIC_RELEASE);
+	/* a parent's thread may have been rebuilding the object table: rebuild it from scratch */
+	if (__atomic_load_n(&objtab_busy, __ATOMIC_RELAXED)) {
+		__atomic_store_n(&objtab_n, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&objtab_valid, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&objtab_seq, (__atomic_load_n(&objtab_seq, __ATOMIC_RELAXED) | 1) + 1, __ATOMIC_RELEASE);
+		__atomic_store_n(&objtab_busy, 0, __ATOMIC_RELEASE);
+	}
 }
 
 void cfi_get_counts(struct cfi_counts *out)
