@@ -6,7 +6,7 @@
 # .cpu.pb (pprof) and + .cpu.prof (gperftools, cpu_format:pprof+gperf); go tool pprof -top and heaptap top
 # read them, and the second holds more CPU time than the first (about 3:1; checked > 1.8x).
 # With prof_max_dumps:1 the first dump's CPU files are deleted with it (retention), the
-# second's stay. Without cpu_prof no CPU file is written beside a dump.
+# second's stay. A prof_signal dump (background thread) has its CPU profile beside it too. Without cpu_prof no CPU file is written beside a dump.
 set -u
 . "$(dirname "$0")/lib/common.sh"
 . "$(dirname "$0")/lib/cpu.sh"
@@ -50,6 +50,14 @@ done
 ls "$d/b"
 ! ls "$d/b"/h.*.0.m0.* >/dev/null 2>&1 || ht_fail "retention kept the first dump's files: $(ls "$d/b")"
 ls "$d/b"/h.*.1.m1.cpu.pb >/dev/null 2>&1 || ht_fail "retention deleted the second dump's CPU profile"
+
+# a signal dump (prof_signal, written by the background thread) gets its CPU profile too
+mkdir -p "$d/s"
+(cd "$d" && LD_PRELOAD=$HEAPTAP_LIB HEAPTAP_CONF=$conf,prof_prefix:$d/s/h,prof_signal:USR2 "$BIN" signal 20000000 "$d/s" .s0.cpu.pb) \
+	>"$d/s.out" 2>&1 || { cat "$d/s.out"; ht_fail "cpu_stats signal: no CPU profile beside the signal dump"; }
+ls "$d/s"
+ls "$d/s"/h.*.0.s0.heap >/dev/null 2>&1 || ht_fail "no heap dump for the signal"
+$HEAPTAP top "$BIN" "$d/s"/h.*.0.s0.cpu.pb | grep -q ' busy_main$' || ht_fail "the signal dump's CPU profile lacks busy_main"
 
 # no run CPU profile: nothing beside the dumps
 (cd "$d" && LD_PRELOAD=$HEAPTAP_LIB HEAPTAP_CONF=prof_prefix:$d/c/h "$BIN" dumps 1000000) \

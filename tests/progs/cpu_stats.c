@@ -2,7 +2,7 @@
 /*
  * cpu_stats.c - a CPU-busy program for the tests of the CPU profiler's statistics and of the
  * CPU profiles written beside heap dumps. Not a test by itself: the scripts in tests/preload
- * and tests/e2e check what it prints and writes. Usage: cpu_stats MODE UNIT_ITERS [PATH]
+ * and tests/e2e check what it prints and writes. Usage: cpu_stats MODE UNIT_ITERS [PATH [SUFFIX]]
  *   MODE stats:  two threads spin (busy_main 2 units, busy_side 2 units) while the run profile
  *                runs (HEAPTAP_CONF cpu_prof); then heaptap_cpu_write(PATH) (an unwritable
  *                path: "bad_write <rc>"), then prints "cpu_seconds <s>" (its own CPU time,
@@ -10,9 +10,14 @@
  *   MODE dumps:  busy_main 1 unit, heaptap_dump(NULL), busy_main 2 more units,
  *                heaptap_dump(NULL); prints "dump <rc>" for each (the CPU profiles go beside
  *                the heap dumps when cpu_prof is on)
+ *   MODE signal: busy_main 1 unit, raise(SIGUSR2) (prof_signal:USR2 dumps on heaptap's
+ *                background thread), then waits (at most 60 s) until a file ending in
+ *                SUFFIX appears in directory PATH; prints "signal dump seen" or "timeout"
  */
+#include <dirent.h>
 #include <dlfcn.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,7 +54,7 @@ static void *sym(const char *name)
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
-		fprintf(stderr, "usage: cpu_stats stats|dumps UNIT_ITERS [PATH]\n");
+		fprintf(stderr, "usage: cpu_stats stats|dumps|signal UNIT_ITERS [PATH [SUFFIX]]\n");
 		return 2;
 	}
 	unit = atol(argv[2]);
@@ -78,6 +83,30 @@ int main(int argc, char **argv)
 		busy_main(2);
 		printf("dump %d\n", dump(NULL));
 		return 0;
+	}
+	if (strcmp(argv[1], "signal") == 0 && argc > 4) {
+		busy_main(1);
+		raise(SIGUSR2);
+		for (int i = 0; i < 6000; i++) {
+			DIR *d = opendir(argv[3]);
+			struct dirent *e;
+			size_t k = strlen(argv[4]);
+			int seen = 0;
+			while (d && (e = readdir(d))) {
+				size_t n = strlen(e->d_name);
+				seen |= n > k && strcmp(e->d_name + n - k, argv[4]) == 0;
+			}
+			if (d)
+				closedir(d);
+			if (seen) {
+				printf("signal dump seen\n");
+				return 0;
+			}
+			struct timespec ts = {0, 10 * 1000000};
+			nanosleep(&ts, NULL);
+		}
+		printf("timeout\n");
+		return 1;
 	}
 	fprintf(stderr, "cpu_stats: unknown mode %s\n", argv[1]);
 	return 2;
