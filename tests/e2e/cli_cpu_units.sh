@@ -10,7 +10,8 @@
 #    period type cpu/nanoseconds;
 #  - flame: title "CPU Flame Graph", tooltips in "ns of CPU time", every frame in flamegraph.pl's
 #    hot palette (r >= 205, b <= 60) unless --colors says otherwise; a heap profile keeps mem;
-#  - report: "CPU time per profile", the period in ms of CPU time, no byte units.
+#  - report: "CPU time per profile", the period in ms of CPU time, no byte units;
+#  - gperftools' own libprofiler.so file (when installed): top, diff, flame and merge the same.
 set -u
 . "$(dirname "$0")/lib/common.sh"
 ht_init
@@ -99,6 +100,22 @@ $HEAPTAP flame "$BIN" "$d/s.prof" -o "$d/fg.svg" && fills "$d/fg.svg" hot || ht_
 $HEAPTAP flame --colors=mem "$BIN" "$d/s.pb" -o "$d/fm.svg" && fills "$d/fm.svg" mem || ht_fail "flame --colors=mem is not honoured"
 $HEAPTAP flame "$heap" -o "$d/fh.svg" 2>/dev/null && fills "$d/fh.svg" mem || ht_fail "a heap flame graph left the mem palette"
 ! grep -q 'CPU Flame Graph' "$d/fh.svg" || ht_fail "a heap flame graph says CPU"
+
+# gperftools' own profiler's file (libprofiler.so, when installed): the same units and palette
+LP=/usr/lib/x86_64-linux-gnu/libprofiler.so.0
+if [ -f "$LP" ]; then
+	(cd "$d" && LD_PRELOAD=$LP CPUPROFILE=$d/g.prof CPUPROFILE_FREQUENCY=1000 "$BIN" env 60000000) \
+		>"$d/g.out" 2>&1 || { cat "$d/g.out"; ht_fail "cpu_split under libprofiler exited with $?"; }
+	tg=$(total "$d/g.prof")
+	[ -n "$tg" ] || ht_fail "heaptap top cannot read gperftools' own CPU profile"
+	$HEAPTAP diff --base "$d/t.pb" "$BIN" "$d/g.prof" >"$d/gdiff" 2>&1 || { cat "$d/gdiff"; ht_fail "diff with gperftools' profile failed"; }
+	grep -Eq '^Total: [0-9.]+ (ms|s) -> [0-9.]+ (ms|s) \(' "$d/gdiff" || { head -2 "$d/gdiff"; ht_fail "diff with gperftools' profile: no time units"; }
+	$HEAPTAP flame "$BIN" "$d/g.prof" -o "$d/gf.svg" && fills "$d/gf.svg" hot || ht_fail "flame of gperftools' profile: not the hot palette"
+	grep -q '>CPU Flame Graph<' "$d/gf.svg" || ht_fail "flame of gperftools' profile: the title does not say CPU"
+	$HEAPTAP merge "$BIN" "$d/g.prof" "$heap" -o "$d/gm.pb.gz" 2>"$d/gm.err" && ht_fail "merge of gperftools' CPU and a heap profile accepted"
+	grep -q 'cannot be summed or compared' "$d/gm.err" || ht_fail "merge of gperftools' CPU and a heap profile: no clear message"
+	echo "gperftools: top $tg s, $(head -1 "$d/gdiff")"
+fi
 
 # report
 $HEAPTAP report "$BIN" "$d/t.pb" "$d/s.pb" -o "$d/r.html" || ht_fail "report of CPU profiles failed"
