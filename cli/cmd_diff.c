@@ -52,6 +52,10 @@ static int cmp_rows(const void *x, const void *y)
    exact bytes; objects as integers. */
 static void fmt_val(const struct common_args *a, double v, char *buf, size_t cap)
 {
+	if (common_is_cpu() && common_is_space(a) && !a->show_bytes) {
+		common_fmt_time(v, 0, buf, cap); /* CPU profiles: time, not bytes */
+		return;
+	}
 	if (!common_is_space(a) || a->show_bytes) {
 		common_fmt_value(a, v, buf, cap);
 		return;
@@ -182,6 +186,8 @@ int cmd_diff(int argc, char **argv)
 		rc = common_load(&a, &p, 0);
 		if (rc == 0)
 			rc = common_read(&a, a.base, &b);
+		if (rc == 0)
+			rc = common_check_same_kind(&p, a.profiles[0], &b, a.base);
 		if (rc == 0)
 			rc = common_symbolize(&a, &b);
 		if (rc == 0) {

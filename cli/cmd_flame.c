@@ -30,7 +30,8 @@ static const char flame_help[] =
 	"marked \" [inline]\" with a dashed outline. With --base the widths come from the profiles\n"
 	"and frames are red where they grew since the base, blue where they shrank (the stronger,\n"
 	"the larger the change); stacks that exist only in the base are not drawn.\n"
-	"  --title=TEXT           title (default \"Flame Graph\", \"Icicle Graph\" with --inverted)\n"
+	"  --title=TEXT           title (default \"Flame Graph\", \"Icicle Graph\" with --inverted;\n"
+	"                         \"CPU Flame Graph\" for CPU profiles)\n"
 	"  --subtitle=TEXT        second title line\n"
 	"  --width=PX             image width (default 1200)\n"
 	"  --height=PX            frame height (default 16)\n"
@@ -38,7 +39,8 @@ static const char flame_help[] =
 	"  --inverted             icicle graph: root at the top\n"
 	"  --reverse              merge stacks from the leaf side (allocation sites at the root)\n"
 	"  --countname=TEXT       unit in tooltips (default bytes, or objects for *_objects)\n"
-	"  --colors=PALETTE       mem (default), hot, io, red, green, blue, aqua, yellow, purple, orange\n"
+	"  --colors=PALETTE       mem (default; hot for CPU profiles), hot, io, red, green, blue, aqua,\n"
+	"                         yellow, purple, orange\n"
 	"  --nametype=TEXT        label of the hovered frame's details (default \"Function:\")\n"
 	"  --fonttype=FONT --fontsize=PX --fontwidth=F   label font, size (12) and width factor (0.59)\n"
 	"  --bgcolors=COLOR       background: yellow, blue, green, grey or #rrggbb\n"
@@ -70,6 +72,7 @@ struct flame_ctx {
 	struct flame_options fo;
 	int reverse;
 	int countname_given;
+	int colors_given;
 	double factor;
 	char bg[8];
 };
@@ -166,6 +169,7 @@ static int flame_opt(void *vctx, int id, const char *v)
 		return 2;
 	}
 	case O_COLORS:
+		c->colors_given = 1;
 		if (flame_palette_parse(v, &c->fo.palette) != 0) {
 			fprintf(stderr, "heaptap: flame: unknown palette '%s' (mem, hot, io, red, green, blue, "
 			                "aqua, yellow, purple, orange)\n", v);
@@ -348,8 +352,19 @@ int cmd_flame(int argc, char **argv)
 		} else {
 			rc = common_load(&a, &p, 0);
 		}
+		if (rc == 0 && p.cpu) {
+			/* a CPU profile: flamegraph.pl's hot palette, the title and the unit say CPU */
+			if (!c.colors_given)
+				c.fo.palette = FLAME_HOT;
+			if (!c.fo.title)
+				c.fo.title = c.fo.inverted ? "CPU Icicle Graph" : "CPU Flame Graph";
+			if (!c.countname_given)
+				c.fo.countname = common_is_space(&a) ? "ns of CPU time" : "samples";
+		}
 		if (rc == 0 && a.base) {
 			rc = common_read(&a, a.base, &base);
+			if (rc == 0)
+				rc = common_check_same_kind(&p, a.profiles[0], &base, a.base);
 			if (rc == 0)
 				rc = common_symbolize(&a, &base);
 			c.fo.differential = 1;

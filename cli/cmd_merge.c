@@ -205,6 +205,8 @@ int cmd_merge(int argc, char **argv)
 		struct profile q;
 		profile_init(&q);
 		rc = common_read(&a, a.profiles[k], &q);
+		if (rc == 0)
+			rc = common_check_same_kind(&p, a.profiles[0], &q, a.profiles[k]);
 		if (rc == 0) {
 			if (q.period != period)
 				period = 1;
@@ -228,6 +230,10 @@ int cmd_merge(int argc, char **argv)
 			fprintf(stderr, "heaptap: %s: %s\n", a.output, strerror(-w));
 			rc = 1;
 		}
+	} else if (rc == 0 && p.cpu) {
+		fprintf(stderr, "heaptap: %s: CPU profiles merge into pprof only (name it .pb.gz or .pb)\n",
+		        a.output);
+		rc = 1;
 	} else if (rc == 0) {
 		if (period == 0)
 			period = 1;

@@ -74,6 +74,8 @@ int cmd_report(int argc, char **argv)
 		profile_init(&raw[i]);
 		loaded++;
 		rc = common_read(&a, a.profiles[i], &raw[i]);
+		if (rc == 0 && i > 0)
+			rc = common_check_same_kind(&raw[0], a.profiles[0], &raw[i], a.profiles[i]);
 		if (rc)
 			break;
 		series_entry_from_profile(&refs[i], a.profiles[i], &raw[i]);

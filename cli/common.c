@@ -443,6 +443,9 @@ static int has_maps_section(const char *path)
 	return found;
 }
 
+/* 1 once a CPU profile was read: values are samples and CPU nanoseconds (profile.cpu). */
+static int cpu_units;
+
 int common_read(const struct common_args *a, const char *path, struct profile *p)
 {
 	if (strcmp(path, "-") == 0)
@@ -474,6 +477,7 @@ int common_read(const struct common_args *a, const char *path, struct profile *p
 		fprintf(stderr, "heaptap: warning: %s: no MAPPED_LIBRARIES section (jemalloc and heaptap "
 		                "always write one): the file looks truncated, and its frames cannot be "
 		                "symbolized\n", path);
+	cpu_units = p->cpu; /* mixed kinds are refused (common_check_same_kind) */
 	return 0;
 }
 
@@ -569,8 +573,33 @@ void common_warn_losses(const struct profile *p)
 		fprintf(stderr, "heaptap: warning: %s\n", line);
 }
 
-/* 1 once a CPU profile was loaded: values are samples and CPU nanoseconds (profile.cpu). */
-static int cpu_units;
+
+int common_check_same_kind(const struct profile *a, const char *apath, const struct profile *b,
+                           const char *bpath)
+{
+	if (a->cpu == b->cpu)
+		return 0;
+	fprintf(stderr, "heaptap: %s: is a %s profile and %s a %s profile: CPU time and heap memory "
+	                "cannot be summed or compared\n",
+	        bpath, b->cpu ? "CPU" : "heap", apath, a->cpu ? "CPU" : "heap");
+	return 1;
+}
+
+int common_is_cpu(void)
+{
+	return cpu_units;
+}
+
+char *common_fmt_time(double ns, int sign, char *buf, size_t cap)
+{
+	const char *s = sign ? (ns < 0 ? "-" : "+") : (ns < 0 ? "-" : "");
+	double v = fabs(ns);
+	if (v >= 1e9)
+		snprintf(buf, cap, "%s%.2f s", s, v / 1e9);
+	else
+		snprintf(buf, cap, "%s%.1f ms", s, v / 1e6);
+	return buf;
+}
 
 int common_load(const struct common_args *a, struct profile *p, int with_base)
 {
@@ -581,7 +610,8 @@ int common_load(const struct common_args *a, struct profile *p, int with_base)
 	for (size_t k = 1; k < a->nprofiles; k++) {
 		struct profile q;
 		profile_init(&q);
-		if (common_read(a, a->profiles[k], &q)) {
+		if (common_read(a, a->profiles[k], &q) ||
+		    common_check_same_kind(p, a->profiles[0], &q, a->profiles[k])) {
 			profile_release(&q);
 			return 1;
 		}
@@ -591,7 +621,7 @@ int common_load(const struct common_args *a, struct profile *p, int with_base)
 	if (with_base && a->base) {
 		struct profile b;
 		profile_init(&b);
-		if (common_read(a, a->base, &b)) {
+		if (common_read(a, a->base, &b) || common_check_same_kind(p, a->profiles[0], &b, a->base)) {
 			profile_release(&b);
 			return 1;
 		}

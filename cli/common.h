@@ -136,7 +136,16 @@ int common_losses_text(const struct profile *p, char *buf, size_t cap);
 /* Prints common_losses_text as one "heaptap: warning:" line on stderr, when there is one. */
 void common_warn_losses(const struct profile *p);
 
-/* "MB", "B" or "objects" for the selected value. */
+/* 0 when profiles a and b may be summed or compared; else prints "heaptap: <b's file>: is a
+   CPU profile and <a's file> a heap profile (...)" (or the other way round) and returns 1. */
+int common_check_same_kind(const struct profile *a, const char *apath, const struct profile *b,
+                           const char *bpath);
+/* 1 once a CPU profile was loaded (common_load): values are samples and CPU nanoseconds. */
+int common_is_cpu(void);
+/* CPU nanoseconds for people: "1.23 s" from 1 s up, "45.6 ms" below (signed when sign). */
+char *common_fmt_time(double ns, int sign, char *buf, size_t cap);
+
+/* "MB", "B" or "objects" for the selected value ("s" or "samples" for a CPU profile). */
 const char *common_unit(const struct common_args *a);
 /* 1 when the selected value is a byte count. */
 int common_is_space(const struct common_args *a);

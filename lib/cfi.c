@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * cfi.c - the DWARF call-frame unwinder of cfi.h: finding a return address's FDE
- * (_dl_find_object where glibc has it, else dl_iterate_phdr; then a binary search of
+ * (_dl_find_object where glibc has it, else dl_iterate_phdr, or in a signal handler a table of
+ * the loaded objects refreshed outside it; then a binary search of
  * .eh_frame_hdr's sorted table), running the CIE's and FDE's call-frame instructions up to
  * that address to get the rule of its frame, a set-associative cache of rules with per-slot
  * sequence numbers, and the walk itself (through signal frames, and on by frame pointers
@@ -456,12 +457,151 @@ static int phdr_match(struct dl_phdr_info *info, size_t size, void *arg)
 	return 1;
 }
 
+/*
+ * The loaded objects for signal handlers. dl_iterate_phdr takes the loader's lock and is not
+ * async-signal-safe; before glibc 2.35 (no _dl_find_object) a walk from an interrupted context
+ * (cfi_backtrace_context, the CPU profiler's handler) finds objects in this table instead: each
+ * object's load range and .eh_frame_hdr, rebuilt outside any handler (cfi_objects_refresh, by
+ * the CPU profiler's drain thread) when dl_iterate_phdr's dlpi_adds / dlpi_subs say objects
+ * came or went, and read lock-free under a sequence number. A pc in no object of the table (a
+ * dlopen newer than the last refresh) gets no rule: the walk steps that frame by its frame
+ * pointer (counted: objtab_misses), and the missing rule is not cached.
+ */
+#define OBJTAB_MAX 1024
+struct objent {
+	uintptr_t lo, hi;
+	const uint8_t *hdr;
+};
+static struct objent *objtab;        /* OBJTAB_MAX entries, mapped by the first refresh */
+static uint32_t objtab_seq;          /* odd while the refresher writes */
+static uint32_t objtab_n;
+static unsigned long long objtab_adds, objtab_subs;
+static int objtab_valid;             /* a refresh completed (its counters are meaningful) */
+static int objtab_force;             /* tests: use the table even where _dl_find_object exists */
+static int objtab_busy;              /* one refresher at a time */
+static uint64_t n_objtab_misses;
+/* set while this thread walks from an interrupted context: object look-ups use the table */
+static __thread int in_context __attribute__((tls_model("initial-exec")));
+/* set by a look-up that must not be cached (the table did not know the pc) */
+static __thread int no_cache __attribute__((tls_model("initial-exec")));
+
+struct objtab_fill {
+	struct objent *out;
+	uint32_t n;
+	int first, changed;
+};
+
+static int objtab_collect(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct objtab_fill *f = arg;
+	if (f->first) {
+		f->first = 0;
+		/* dlpi_adds and dlpi_subs: glibc 2.4 and later */
+		if (size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof info->dlpi_subs &&
+		    __atomic_load_n(&objtab_valid, __ATOMIC_ACQUIRE) && info->dlpi_adds == objtab_adds &&
+		    info->dlpi_subs == objtab_subs)
+			return 1; /* nothing loaded or unloaded since the last refresh */
+		f->changed = 1;
+		if (size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof info->dlpi_subs) {
+			objtab_adds = info->dlpi_adds;
+			objtab_subs = info->dlpi_subs;
+		}
+	}
+	uintptr_t lo = UINTPTR_MAX, hi = 0;
+	const uint8_t *hdr = NULL;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t start = info->dlpi_addr + ph->p_vaddr;
+		if (ph->p_type == PT_LOAD) {
+			lo = start < lo ? start : lo;
+			hi = start + ph->p_memsz > hi ? start + ph->p_memsz : hi;
+		} else if (ph->p_type == PT_GNU_EH_FRAME) {
+			hdr = (const uint8_t *)start;
+		}
+	}
+	if (lo < hi && f->n < OBJTAB_MAX)
+		f->out[f->n++] = (struct objent){ lo, hi, hdr };
+	return 0;
+}
+
+int cfi_objects_refresh(void)
+{
+	if (__atomic_load_n(&find_object, __ATOMIC_RELAXED) && !__atomic_load_n(&objtab_force, __ATOMIC_RELAXED))
+		return 0; /* handlers use _dl_find_object, which is async-signal-safe */
+	if (__atomic_exchange_n(&objtab_busy, 1, __ATOMIC_ACQUIRE))
+		return 0;
+	static struct objent *scratch;
+	if (!objtab) {
+		void *m = sys_map(2 * OBJTAB_MAX * sizeof(struct objent));
+		if (!m) {
+			__atomic_store_n(&objtab_busy, 0, __ATOMIC_RELEASE);
+			return -ENOMEM;
+		}
+		scratch = (struct objent *)m + OBJTAB_MAX;
+		__atomic_store_n(&objtab, (struct objent *)m, __ATOMIC_RELEASE);
+	}
+	struct objtab_fill f = { scratch, 0, 1, 0 };
+	dl_iterate_phdr(objtab_collect, &f);
+	if (f.changed) {
+		/* publish: readers that overlap the copy see an odd or changed sequence number */
+		uint32_t seq = __atomic_load_n(&objtab_seq, __ATOMIC_RELAXED);
+		__atomic_store_n(&objtab_seq, seq + 1, __ATOMIC_RELEASE);
+		for (uint32_t i = 0; i < f.n; i++) {
+			__atomic_store_n(&objtab[i].lo, f.out[i].lo, __ATOMIC_RELEASE);
+			__atomic_store_n(&objtab[i].hi, f.out[i].hi, __ATOMIC_RELEASE);
+			__atomic_store_n(&objtab[i].hdr, f.out[i].hdr, __ATOMIC_RELEASE);
+		}
+		__atomic_store_n(&objtab_n, f.n, __ATOMIC_RELEASE);
+		__atomic_store_n(&objtab_seq, seq + 2, __ATOMIC_RELEASE);
+		__atomic_store_n(&objtab_valid, 1, __ATOMIC_RELEASE);
+	}
+	__atomic_store_n(&objtab_busy, 0, __ATOMIC_RELEASE);
+	return f.changed;
+}
+
+void cfi_objects_force(int on)
+{
+	__atomic_store_n(&objtab_force, on, __ATOMIC_RELEASE);
+}
+
+/* The table's object holding pc (async-signal-safe: loads only). 1 found, 0 not. */
+static int objtab_find(uintptr_t pc, struct span *o, const uint8_t **hdr)
+{
+	struct objent *t = __atomic_load_n(&objtab, __ATOMIC_ACQUIRE);
+	if (!t)
+		return 0;
+	uint32_t s1 = __atomic_load_n(&objtab_seq, __ATOMIC_ACQUIRE);
+	if (s1 & 1)
+		return 0;
+	uint32_t n = __atomic_load_n(&objtab_n, __ATOMIC_ACQUIRE);
+	int found = 0;
+	for (uint32_t i = 0; i < n && i < OBJTAB_MAX; i++) {
+		uintptr_t lo = __atomic_load_n(&t[i].lo, __ATOMIC_ACQUIRE);
+		uintptr_t hi = __atomic_load_n(&t[i].hi, __ATOMIC_ACQUIRE);
+		if (pc >= lo && pc < hi) {
+			o->lo = lo;
+			o->hi = hi;
+			*hdr = __atomic_load_n(&t[i].hdr, __ATOMIC_ACQUIRE);
+			found = 1;
+			break;
+		}
+	}
+	return found && __atomic_load_n(&objtab_seq, __ATOMIC_ACQUIRE) == s1;
+}
+
 /* The .eh_frame_hdr of the object holding pc (and the object's range in *o), or NULL. */
 static const uint8_t *find_hdr(uintptr_t pc, struct span *o)
 {
 	const uint8_t *hdr;
 	find_object_fn find = __atomic_load_n(&find_object, __ATOMIC_RELAXED);
-	if (find) {
+	if (in_context && (!find || __atomic_load_n(&objtab_force, __ATOMIC_RELAXED))) {
+		/* a signal handler's walk: never dl_iterate_phdr (the loader's lock) */
+		if (!objtab_find(pc, o, &hdr)) {
+			__atomic_fetch_add(&n_objtab_misses, 1, __ATOMIC_RELAXED);
+			no_cache = 1;
+			return NULL;
+		}
+	} else if (find) {
 		struct dl_find_object dlfo;
 		if (find((void *)pc, &dlfo) != 0)
 			return NULL;
@@ -666,6 +806,10 @@ __attribute__((noinline)) static uint64_t lookup_miss(uintptr_t pc, uint32_t gen
 	struct slot *ways = &cache[set * CACHE_WAYS];
 	__atomic_fetch_add(&n_parses, 1, __ATOMIC_RELAXED);
 	uint64_t rule = compute_rule(pc);
+	if (no_cache) { /* the object table did not know pc: a refresh may, later */
+		no_cache = 0;
+		return rule;
+	}
 	if (__atomic_exchange_n(&writing, 1, __ATOMIC_ACQUIRE))
 		return rule;
 	/* a slot of an older generation first, else round robin */
@@ -709,12 +853,20 @@ void cfi_forget_all(void)
 void cfi_fork_child(void)
 {
 	__atomic_store_n(&writing, 0, __ATOMIC_RELEASE);
+	/* a parent's thread may have been rebuilding the object table: rebuild it from scratch */
+	if (__atomic_load_n(&objtab_busy, __ATOMIC_RELAXED)) {
+		__atomic_store_n(&objtab_n, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&objtab_valid, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&objtab_seq, (__atomic_load_n(&objtab_seq, __ATOMIC_RELAXED) | 1) + 1, __ATOMIC_RELEASE);
+		__atomic_store_n(&objtab_busy, 0, __ATOMIC_RELEASE);
+	}
 }
 
 void cfi_get_counts(struct cfi_counts *out)
 {
 	out->fallbacks = __atomic_load_n(&n_fallbacks, __ATOMIC_RELAXED);
 	out->parses = __atomic_load_n(&n_parses, __ATOMIC_RELAXED);
+	out->objtab_misses = __atomic_load_n(&n_objtab_misses, __ATOMIC_RELAXED);
 }
 
 /* ---- the walk ---- */
@@ -938,5 +1090,8 @@ uint32_t cfi_backtrace_context(uintptr_t *pcs, uint32_t max, uintptr_t pc, uintp
 		return give_up();
 	uint32_t gen = __atomic_load_n(&cache_gen, __ATOMIC_ACQUIRE);
 	struct regs r = { pc, sp, bp };
-	return walk_from(pcs, max, r, 1, stack_lo, stack_hi, gen);
+	in_context = 1; /* rule misses find objects without dl_iterate_phdr (find_hdr) */
+	uint32_t n = walk_from(pcs, max, r, 1, stack_lo, stack_hi, gen);
+	in_context = 0;
+	return n;
 }

@@ -13,7 +13,9 @@
  * thread's stack, and after such a guess none of an unmapped page (mincore). It is the collector's only unwinder besides the plain frame-pointer walk
  * (no libunwind: nothing opens descriptors or allocates behind the host's back). No malloc,
  * no stdio, no descriptors, no lock on the read side (dl_iterate_phdr's loader lock on a
- * rule miss before glibc 2.35); not async-signal-safe (neither is the sampling path).
+ * rule miss before glibc 2.35, except in cfi_backtrace_context, which reads a table of the
+ * loaded objects instead); cfi_backtrace is not async-signal-safe (neither is the sampling
+ * path).
  */
 #ifndef HEAPTAP_LIB_CFI_H
 #define HEAPTAP_LIB_CFI_H
@@ -63,10 +65,21 @@ void cfi_fork_child(void);
 uint64_t cfi_rule_for(const void *eh_frame_hdr, const void *lo, const void *hi, uintptr_t pc);
 
 /* Counters for tests and statistics: captures that stepped a frame by its frame pointer, ended
-   early or could not start; rule look-ups that parsed the CFI (cache misses). */
+   early or could not start; rule look-ups that parsed the CFI (cache misses); look-ups from an
+   interrupted context whose pc was in no object of the object table (stepped by frame pointer). */
 struct cfi_counts {
-	uint64_t fallbacks, parses;
+	uint64_t fallbacks, parses, objtab_misses;
 };
+
+/* The loaded objects' table that walks from an interrupted context (cfi_backtrace_context)
+   use instead of dl_iterate_phdr, which is not async-signal-safe, where glibc has no
+   _dl_find_object (before 2.35): rebuilt when dl_iterate_phdr's load/unload counters changed
+   since the last call. Not async-signal-safe (it calls dl_iterate_phdr); call it outside
+   handlers, before sampling starts and periodically while it runs. Returns 1 when rebuilt, 0
+   when unchanged or not needed (_dl_find_object), -ENOMEM. */
+int cfi_objects_refresh(void);
+/* Tests: 1 makes walks from an interrupted context use the table even with _dl_find_object. */
+void cfi_objects_force(int on);
 void cfi_get_counts(struct cfi_counts *out);
 
 #endif

@@ -29,6 +29,7 @@
 
 #include "../base/outbuf.h"
 #include "cfi.h"
+#include "lockrank.h"
 #include "sys.h"
 #include "tstate.h"
 #include "unwind.h"
@@ -84,13 +85,14 @@ static int handler_sig;             /* signal heaptap's handler is installed on,
 static struct sigaction prev_action;/* chained for signals that are not heaptap's */
 static int log_once_busy;
 
-static pthread_mutex_t tab_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct ranked_mutex tab_lock = RANKED_MUTEX_INITIALIZER(LOCKRANK_CPU_THREADS);
 static struct armed *table;         /* TABLE_CAP entries, mapped on first start */
 static size_t table_used;
 static uint32_t epoch;
 static uint64_t rng;
 
 static uint64_t n_lost_full, n_lost_inside, n_stray, n_foreign, n_threads, n_failed;
+static uint64_t n_taken, n_ticks, n_unwind_fp, n_unwind_leaf;
 
 static __thread int my_tid __attribute__((tls_model("initial-exec")));
 
@@ -179,6 +181,10 @@ static void on_signal(int sig, siginfo_t *si, void *ucv)
 			s->flags = (fb ? CPU_SAMPLE_FP : 0) | (n == CPU_SAMPLER_FRAMES ? CPU_SAMPLE_TRUNC : 0);
 			int over = si->si_code == SI_TIMER ? si->si_overrun : 0;
 			s->ticks = 1 + (uint64_t)(over > 0 ? over : 0);
+			count(&n_taken);
+			__atomic_fetch_add(&n_ticks, s->ticks, __ATOMIC_RELAXED);
+			if (fb)
+				count(n <= 1 ? &n_unwind_leaf : &n_unwind_fp);
 			__atomic_store_n(&s->seq, 2 * (pos >> LG_SLOTS) + 1, __ATOMIC_RELEASE);
 		}
 		tstate_leave();
@@ -190,6 +196,9 @@ void cpu_sampler_drain(void (*fn)(void *ctx, const uintptr_t *pcs, uint32_t dept
                                   uint64_t ticks, unsigned flags),
                        void *ctx)
 {
+	/* objects loaded or unloaded since the last drain, for the handler's unwinder (cfi.h:
+	   before glibc 2.35 it must not call dl_iterate_phdr itself) */
+	(void)cfi_objects_refresh();
 	if (!shards)
 		return;
 	for (unsigned k = 0; k < SHARDS; k++) {
@@ -342,7 +351,7 @@ static void arm_found(int tid)
 
 void cpu_sampler_rescan(void)
 {
-	pthread_mutex_lock(&tab_lock);
+	lockrank_lock(&tab_lock);
 	if (__atomic_load_n(&running, __ATOMIC_RELAXED) && !process_mode && table) {
 		epoch++;
 		if (each_task(arm_found) == 0) {
@@ -356,7 +365,7 @@ void cpu_sampler_rescan(void)
 			}
 		}
 	}
-	pthread_mutex_unlock(&tab_lock);
+	lockrank_unlock(&tab_lock);
 }
 
 void cpu_sampler_thread_begin(void)
@@ -365,10 +374,10 @@ void cpu_sampler_thread_begin(void)
 		return;
 	int tid = (int)syscall(SYS_gettid);
 	my_tid = tid;
-	pthread_mutex_lock(&tab_lock);
+	lockrank_lock(&tab_lock);
 	if (__atomic_load_n(&running, __ATOMIC_RELAXED) && table)
 		arm(tid, 1);
-	pthread_mutex_unlock(&tab_lock);
+	lockrank_unlock(&tab_lock);
 }
 
 void cpu_sampler_thread_end(void)
@@ -376,7 +385,7 @@ void cpu_sampler_thread_end(void)
 	if (!__atomic_load_n(&running, __ATOMIC_ACQUIRE) || process_mode)
 		return;
 	int tid = (int)syscall(SYS_gettid);
-	pthread_mutex_lock(&tab_lock);
+	lockrank_lock(&tab_lock);
 	if (table) {
 		struct armed *e = find(tid);
 		if (e->tid == tid) {
@@ -385,7 +394,7 @@ void cpu_sampler_thread_end(void)
 			table_used--;
 		}
 	}
-	pthread_mutex_unlock(&tab_lock);
+	lockrank_unlock(&tab_lock);
 }
 
 /* ---- start and stop ---- */
@@ -448,7 +457,7 @@ int cpu_sampler_start(unsigned hz, int sig, int force_process)
 {
 	if (hz < 1 || hz > 10000 || sig < 1 || sig > 64)
 		return -EINVAL;
-	pthread_mutex_lock(&tab_lock);
+	lockrank_lock(&tab_lock);
 	int rc = 0;
 	if (__atomic_load_n(&running, __ATOMIC_RELAXED)) {
 		rc = -EALREADY;
@@ -457,6 +466,7 @@ int cpu_sampler_start(unsigned hz, int sig, int force_process)
 	if ((rc = map_memory()) != 0 || (rc = install(sig)) != 0)
 		goto out;
 	unwind_init(); /* the DWARF rules' cache (the heap profiler may be off: prof:false) */
+	(void)cfi_objects_refresh(); /* the handler's table of loaded objects (before glibc 2.35) */
 	cur_sig = sig;
 	cur_hz = hz;
 	period_ns = 1000000000 / (int64_t)hz;
@@ -486,13 +496,13 @@ int cpu_sampler_start(unsigned hz, int sig, int force_process)
 		each_task(arm_found);
 	}
 out:
-	pthread_mutex_unlock(&tab_lock);
+	lockrank_unlock(&tab_lock);
 	return rc;
 }
 
 void cpu_sampler_stop(void)
 {
-	pthread_mutex_lock(&tab_lock);
+	lockrank_lock(&tab_lock);
 	if (__atomic_load_n(&running, __ATOMIC_RELAXED)) {
 		if (process_mode) {
 			struct itimerval it;
@@ -503,7 +513,7 @@ void cpu_sampler_stop(void)
 		}
 		__atomic_store_n(&running, 0, __ATOMIC_RELEASE);
 	}
-	pthread_mutex_unlock(&tab_lock);
+	lockrank_unlock(&tab_lock);
 }
 
 int cpu_sampler_running(void)
@@ -524,18 +534,23 @@ void cpu_sampler_get_counts(struct cpu_sampler_counts *out)
 	out->foreign = __atomic_load_n(&n_foreign, __ATOMIC_RELAXED);
 	out->threads = __atomic_load_n(&n_threads, __ATOMIC_RELAXED);
 	out->threads_failed = __atomic_load_n(&n_failed, __ATOMIC_RELAXED);
+	out->taken = __atomic_load_n(&n_taken, __ATOMIC_RELAXED);
+	out->ticks = __atomic_load_n(&n_ticks, __ATOMIC_RELAXED);
+	out->unwind_fp = __atomic_load_n(&n_unwind_fp, __ATOMIC_RELAXED);
+	out->unwind_leaf = __atomic_load_n(&n_unwind_leaf, __ATOMIC_RELAXED);
+	out->armed = __atomic_load_n(&table_used, __ATOMIC_RELAXED);
 }
 
 /* ---- fork ---- */
 
 void cpu_sampler_fork_prepare(void)
 {
-	pthread_mutex_lock(&tab_lock);
+	lockrank_lock(&tab_lock);
 }
 
 void cpu_sampler_fork_parent(void)
 {
-	pthread_mutex_unlock(&tab_lock);
+	lockrank_unlock(&tab_lock);
 }
 
 void cpu_sampler_fork_child(void)
@@ -551,5 +566,5 @@ void cpu_sampler_fork_child(void)
 		sys_unmap(table, TABLE_CAP * sizeof(struct armed));
 	table = NULL;
 	table_used = 0;
-	pthread_mutex_init(&tab_lock, NULL);
+	lockrank_unlock(&tab_lock); /* taken by cpu_sampler_fork_prepare in this very thread */
 }

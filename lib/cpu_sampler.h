@@ -53,9 +53,13 @@ void cpu_sampler_rescan(void);
 void cpu_sampler_thread_begin(void);
 void cpu_sampler_thread_end(void);
 
-/* Counters since the process started (monotonic; sessions subtract). */
+/* Counters since the process started (monotonic; sessions subtract), except armed: the
+   threads with a timer now. taken: samples the handler wrote into a ring (ticks: their weight
+   with overruns); unwind_fp: of those, unwound by the frame-pointer fallback; unwind_leaf: the
+   unwinder failed and only the interrupted pc was kept. */
 struct cpu_sampler_counts {
 	uint64_t lost_full, lost_inside, stray, foreign, threads, threads_failed;
+	uint64_t taken, ticks, unwind_fp, unwind_leaf, armed;
 };
 void cpu_sampler_get_counts(struct cpu_sampler_counts *out);
 

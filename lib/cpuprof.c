@@ -26,6 +26,7 @@
 #include "../profile/inproc/gperf_cpu_write.h"
 #include "cpu_sampler.h"
 #include "dumpfmt.h"
+#include "lockrank.h"
 #include "maps.h"
 #include "options.h"
 #include "stacktab.h"
@@ -44,7 +45,7 @@ struct session {
 	struct cpu_sampler_counts base, end; /* the sampler's counters at start and stop */
 };
 
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static struct ranked_mutex lock = RANKED_MUTEX_INITIALIZER(LOCKRANK_CPU);
 static pthread_cond_t wake = PTHREAD_COND_INITIALIZER;
 static struct session run_s, win_s;
 static int win_state;            /* 0 none, 1 running, 2 finished */
@@ -54,6 +55,7 @@ static int drain_started;
 static int64_t last_rescan;
 static int log_once_write, log_once_start;
 static int owner_pid;            /* the process whose options named cpu_file */
+static uint64_t n_written, n_write_failed; /* atomic: profiles written (files, windows), failures */
 
 static struct maps_snapshot maps;
 static char exe_path[4096];
@@ -103,10 +105,10 @@ static void *drain_main(void *arg)
 {
 	(void)arg;
 	tstate_enter(); /* nothing this thread does is the host's */
-	pthread_mutex_lock(&lock);
+	lockrank_lock(&lock);
 	for (;;) {
 		while (!run_s.on && !win_s.on)
-			pthread_cond_wait(&wake, &lock);
+			pthread_cond_wait(&wake, &lock.m);
 		drain_locked();
 		int64_t now = sys_mono_ns();
 		if (now - last_rescan >= 250 * 1000000ll) {
@@ -114,11 +116,11 @@ static void *drain_main(void *arg)
 			cpu_sampler_rescan(); /* threads made without pthread_create, threads gone */
 		}
 		unsigned hz = run_s.on ? run_s.hz : win_s.hz;
-		pthread_mutex_unlock(&lock);
+		lockrank_unlock(&lock);
 		/* a shard holds 64 samples: drain well before a few busy threads fill one */
 		struct timespec ts = {0, hz >= 500 ? 10 * 1000000l : 50 * 1000000l};
 		nanosleep(&ts, NULL);
-		pthread_mutex_lock(&lock);
+		lockrank_lock(&lock);
 	}
 	return NULL;
 }
@@ -256,6 +258,7 @@ static int write_path(struct session *s, const char *path, enum cpuprof_format f
 {
 	struct fill_ctx fc = {s, fmt};
 	int rc = safefile_write(path, (mode_t)options_get()->prof_dump_mode, 0, fill_session, &fc, NULL);
+	__atomic_fetch_add(rc == 0 ? &n_written : &n_write_failed, 1, __ATOMIC_RELAXED);
 	if (rc != 0)
 		sys_log_once(&log_once_write, "cpu: cannot write the CPU profile ", path,
 		             " (further errors are not reported)");
@@ -271,26 +274,26 @@ static enum cpuprof_format format_of(const char *path)
 
 int cpuprof_run_start(void)
 {
-	pthread_mutex_lock(&lock);
+	lockrank_lock(&lock);
 	int rc = run_s.on ? -EALREADY : session_start(&run_s);
-	pthread_mutex_unlock(&lock);
+	lockrank_unlock(&lock);
 	return rc;
 }
 
 int cpuprof_run_stop(void)
 {
-	pthread_mutex_lock(&lock);
+	lockrank_lock(&lock);
 	int rc = run_s.on ? 0 : -ENOENT;
 	session_stop(&run_s);
-	pthread_mutex_unlock(&lock);
+	lockrank_unlock(&lock);
 	return rc;
 }
 
 int cpuprof_run_write(const char *path)
 {
-	pthread_mutex_lock(&lock);
+	lockrank_lock(&lock);
 	int rc = run_s.have ? write_path(&run_s, path, format_of(path)) : -ENOENT;
-	pthread_mutex_unlock(&lock);
+	lockrank_unlock(&lock);
 	return rc;
 }
 
@@ -309,6 +312,12 @@ void cpuprof_init(void)
 		sys_log("cpu: the CPU profile of the run cannot start: errno ", num, NULL);
 	}
 }
+
+/* The extensions of the run profile's files by format. */
+static const struct {
+	enum cpuprof_format fmt;
+	const char *ext;
+} run_kinds[] = {{CPUPROF_PPROF, ".cpu.pb"}, {CPUPROF_GPERF, ".cpu.prof"}};
 
 /* The run profile's files at exit (lock held): cpu_file, or <prefix>.<pid>.cpu.pb / .prof. */
 static void write_run_files(void)
@@ -333,39 +342,83 @@ static void write_run_files(void)
 	const char *prefix = o->cpu_prefix[0] ? o->cpu_prefix : o->prof_prefix;
 	if (!prefix[0])
 		return;
-	static const struct {
-		enum cpuprof_format fmt;
-		const char *ext;
-	} kinds[] = {{CPUPROF_PPROF, ".cpu.pb"}, {CPUPROF_GPERF, ".cpu.prof"}};
-	for (size_t i = 0; i < 2; i++) {
-		if (!(o->cpu_format & kinds[i].fmt))
+	for (size_t i = 0; i < sizeof run_kinds / sizeof run_kinds[0]; i++) {
+		if (!(o->cpu_format & run_kinds[i].fmt))
 			continue;
 		outbuf_init(&ob, path, sizeof path - 1, -1);
 		outbuf_puts(&ob, prefix);
 		outbuf_putc(&ob, '.');
 		outbuf_u64(&ob, (uint64_t)getpid());
-		outbuf_puts(&ob, kinds[i].ext);
+		outbuf_puts(&ob, run_kinds[i].ext);
 		path[ob.len] = 0;
 		if (!ob.truncated)
-			write_path(&run_s, path, kinds[i].fmt);
+			write_path(&run_s, path, run_kinds[i].fmt);
 	}
+}
+
+int cpuprof_dump_beside(const char *base)
+{
+	const struct options *o = options_get();
+	/* the formats of the run profile's own file: CPUPROFILE's by its name, else cpu_format */
+	unsigned fmts = o->cpu_file[0] ? (unsigned)format_of(o->cpu_file) : o->cpu_format;
+	lockrank_lock(&lock);
+	int rc = run_s.on ? 0 : -ENOENT;
+	for (size_t i = 0; rc == 0 && i < sizeof run_kinds / sizeof run_kinds[0]; i++) {
+		if (!(fmts & run_kinds[i].fmt))
+			continue;
+		char path[DUMP_PATH_MAX];
+		struct outbuf ob;
+		outbuf_init(&ob, path, sizeof path - 1, -1);
+		outbuf_puts(&ob, base);
+		outbuf_puts(&ob, run_kinds[i].ext);
+		path[ob.len] = 0;
+		rc = ob.truncated ? -ENAMETOOLONG : write_path(&run_s, path, run_kinds[i].fmt);
+	}
+	lockrank_unlock(&lock);
+	return rc;
+}
+
+void cpuprof_unlink_beside(const char *base)
+{
+	for (size_t i = 0; i < sizeof run_kinds / sizeof run_kinds[0]; i++) {
+		char path[DUMP_PATH_MAX];
+		struct outbuf ob;
+		outbuf_init(&ob, path, sizeof path - 1, -1);
+		outbuf_puts(&ob, base);
+		outbuf_puts(&ob, run_kinds[i].ext);
+		path[ob.len] = 0;
+		if (!ob.truncated)
+			unlink(path);
+	}
+}
+
+void cpuprof_get_stats(struct cpuprof_stats *out)
+{
+	memset(out, 0, sizeof *out);
+	cpu_sampler_get_counts(&out->sampler);
+	out->running = cpu_sampler_running();
+	out->started = __atomic_load_n(&drain_started, __ATOMIC_RELAXED);
+	out->timer = cpu_sampler_timer_name();
+	out->hz = options_get()->cpu_hz;
+	out->written = __atomic_load_n(&n_written, __ATOMIC_RELAXED);
+	out->write_failed = __atomic_load_n(&n_write_failed, __ATOMIC_RELAXED);
 }
 
 void cpuprof_at_exit(void)
 {
-	pthread_mutex_lock(&lock);
+	lockrank_lock(&lock);
 	if (run_s.on) {
 		session_stop(&run_s);
 		write_run_files();
 	}
-	pthread_mutex_unlock(&lock);
+	lockrank_unlock(&lock);
 }
 
 /* ---- the HTTP window ---- */
 
 int cpuprof_window_begin(unsigned seconds, enum cpuprof_format fmt)
 {
-	pthread_mutex_lock(&lock);
+	lockrank_lock(&lock);
 	int rc = -EBUSY;
 	if (win_state == 0) {
 		rc = session_start(&win_s);
@@ -375,13 +428,13 @@ int cpuprof_window_begin(unsigned seconds, enum cpuprof_format fmt)
 			win_end_ms = sys_mono_ns() / 1000000 + (int64_t)seconds * 1000;
 		}
 	}
-	pthread_mutex_unlock(&lock);
+	lockrank_unlock(&lock);
 	return rc;
 }
 
 int64_t cpuprof_window_poll(int64_t now_ms)
 {
-	pthread_mutex_lock(&lock);
+	lockrank_lock(&lock);
 	int64_t due = -1;
 	if (win_state == 1) {
 		if (now_ms >= win_end_ms) {
@@ -391,7 +444,7 @@ int64_t cpuprof_window_poll(int64_t now_ms)
 			due = win_end_ms;
 		}
 	}
-	pthread_mutex_unlock(&lock);
+	lockrank_unlock(&lock);
 	return due;
 }
 
@@ -416,41 +469,42 @@ static void window_forget(void)
 
 int cpuprof_window_write(int fd)
 {
-	pthread_mutex_lock(&lock);
+	lockrank_lock(&lock);
 	int rc = -ENOENT;
 	if (win_state == 2) {
 		rc = session_write(&win_s, fd, win_fmt);
+		__atomic_fetch_add(rc == 0 ? &n_written : &n_write_failed, 1, __ATOMIC_RELAXED);
 		window_forget();
 	}
-	pthread_mutex_unlock(&lock);
+	lockrank_unlock(&lock);
 	return rc;
 }
 
 void cpuprof_window_cancel(void)
 {
-	pthread_mutex_lock(&lock);
+	lockrank_lock(&lock);
 	window_forget();
-	pthread_mutex_unlock(&lock);
+	lockrank_unlock(&lock);
 }
 
 /* ---- fork ---- */
 
 void cpuprof_fork_prepare(void)
 {
-	pthread_mutex_lock(&lock);
+	lockrank_lock(&lock);
 	cpu_sampler_fork_prepare();
 }
 
 void cpuprof_fork_parent(void)
 {
 	cpu_sampler_fork_parent();
-	pthread_mutex_unlock(&lock);
+	lockrank_unlock(&lock);
 }
 
 void cpuprof_fork_child(void)
 {
 	cpu_sampler_fork_child();
-	pthread_mutex_init(&lock, NULL);
+	lockrank_unlock(&lock); /* taken by cpuprof_fork_prepare in this very thread */
 	pthread_cond_init(&wake, NULL);
 	drain_started = 0; /* the parent's thread does not exist here */
 	int continue_run = run_s.on && options_get()->cpu_fork;

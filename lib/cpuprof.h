@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cpu_sampler.h"
+
 enum cpuprof_format { CPUPROF_PPROF = 1, CPUPROF_GPERF = 2 };
 
 /* At start-up (lifecycle.c): starts the run profile when the options ask for it. */
@@ -41,6 +43,25 @@ enum cpuprof_format cpuprof_window_format(void);
 int cpuprof_window_write(int fd);
 /* Forgets the window (its client went away). */
 void cpuprof_window_cancel(void);
+
+/* A heap dump was written to base + its extensions (dump.c, dump lock held, never in a signal
+   handler): while the run profile runs, the profile so far goes beside it, to base +
+   ".cpu.pb" and/or ".cpu.prof" (the run profile's formats). 0, -ENOENT when the run profile
+   does not run, or the write's -errno. unlink_beside deletes those files (dump retention). */
+int cpuprof_dump_beside(const char *base);
+void cpuprof_unlink_beside(const char *base);
+
+/* The profiler's statistics (stats.c, metrics.c): the sampler's counters since start, whether
+   it runs (and ever started), its timer mode, the profiles written and the writes that failed
+   (files, HTTP windows). Reads atomics only: no lock. */
+struct cpuprof_stats {
+	struct cpu_sampler_counts sampler;
+	int running, started;
+	const char *timer;
+	unsigned hz;
+	uint64_t written, write_failed;
+};
+void cpuprof_get_stats(struct cpuprof_stats *out);
 
 /* At exit: stops the run profile and writes it where the options say. */
 void cpuprof_at_exit(void);

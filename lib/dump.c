@@ -21,6 +21,7 @@
 #include "../profile/inproc/legacy_write.h"
 #include "../profile/inproc/pprof_write.h"
 #include "core.h"
+#include "cpuprof.h"
 #include "dump.h"
 #include "jemalloc_backend.h"
 #include "jemalloc_dump.h"
@@ -514,6 +515,7 @@ static void unlink_base(const char *base)
 		p[ob.len] = 0;
 		unlink(p);
 	}
+	cpuprof_unlink_beside(base);
 }
 
 /* Remembers a dump of trig and deletes the oldest of its kind (automatic or manual) beyond
@@ -601,6 +603,10 @@ int dump_named_why(enum dump_trigger trig, const char *reason, char *name, size_
 		}
 	}
 	sync_files = 0;
+	/* the run CPU profile so far, beside the heap dump (cpuprof.h); its failures are the CPU
+	   profiler's to count, not the heap dump's */
+	if (rc == 0 && trig != TRIG_FINAL && trig != TRIG_PEAK)
+		(void)cpuprof_dump_beside(base);
 	if (rc == 0)
 		retain(trig, base);
 	if (!(trig == TRIG_PEAK && rc == -ENOENT)) /* no peak profile: nothing to write */

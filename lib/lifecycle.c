@@ -45,8 +45,8 @@ static int started; /* 0 no, 1 starting or done (atomic) */
 static void fork_prepare(void)
 {
 	tstate_enter();
+	dump_fork_prepare(); /* lock ranks, outermost first (lockrank.h) */
 	cpuprof_fork_prepare();
-	dump_fork_prepare();
 	core_fork_prepare();
 	threads_fork_prepare();
 	sampzone_fork_prepare();
@@ -57,8 +57,8 @@ static void fork_parent(void)
 	sampzone_fork_release();
 	threads_fork_parent();
 	core_fork_release();
-	dump_fork_parent();
 	cpuprof_fork_parent();
+	dump_fork_parent();
 	tstate_leave();
 }
 

@@ -7,19 +7,30 @@
  *
  * The ranks, outermost first:
  *   LOCKRANK_DUMP     dump.c: serialises dumps and resets
+ *   LOCKRANK_CPU      cpuprof.c: the CPU profiler's sessions (a heap dump writes the run CPU
+ *                     profile beside it with the dump lock held)
+ *   LOCKRANK_CPU_THREADS  cpu_sampler.c: the table of threads with a CPU timer (taken by the
+ *                     sessions' drain thread and by threads starting or ending)
  *   LOCKRANK_TABLES   core.c: the stack and live tables
  *   LOCKRANK_THREADS  threads.c: the thread registry
  *   LOCKRANK_ZONE     sampzone.c: the sampled-object zone (held alone, except in the fork
  *                     handlers, which take it last; mmap and munmap are called under it)
  * None is ever held while calling the real allocator, unwinding or writing a file, except
- * the dump lock, which is held while a dump is written. Not async-signal-safe (mutexes).
+ * the dump lock and the CPU sessions' lock, which are held while a profile is written. Not async-signal-safe (mutexes).
  */
 #ifndef HEAPTAP_LIB_LOCKRANK_H
 #define HEAPTAP_LIB_LOCKRANK_H
 
 #include <pthread.h>
 
-enum lockrank { LOCKRANK_DUMP = 1, LOCKRANK_TABLES = 2, LOCKRANK_THREADS = 3, LOCKRANK_ZONE = 4 };
+enum lockrank {
+	LOCKRANK_DUMP = 1,
+	LOCKRANK_CPU = 2,
+	LOCKRANK_CPU_THREADS = 3,
+	LOCKRANK_TABLES = 4,
+	LOCKRANK_THREADS = 5,
+	LOCKRANK_ZONE = 6,
+};
 
 struct ranked_mutex {
 	pthread_mutex_t m;

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "core.h"
+#include "cpuprof.h"
 #include "dump.h"
 #include "http_delta.h"
 #include "procinfo.h"
@@ -165,6 +166,21 @@ void metrics_write(struct outbuf *ob)
 	one(ob, "heaptap_push_queue_profiles", "gauge", "Profiles waiting to be pushed.", pc.queued);
 	one(ob, "heaptap_delta_windows", "gauge", "Delta profiles (?seconds=N) being collected now.",
 	    http_delta_open());
+	struct cpuprof_stats cs;
+	cpuprof_get_stats(&cs);
+	one(ob, "heaptap_cpu_samples_total", "counter", "CPU profiler samples taken since start.",
+	    cs.sampler.taken);
+	family(ob, "heaptap_cpu_samples_lost_total", "counter", "CPU profiler samples lost, by cause.");
+	sample(ob, "heaptap_cpu_samples_lost_total", "reason", "buffer_full", cs.sampler.lost_full);
+	sample(ob, "heaptap_cpu_samples_lost_total", "reason", "in_heaptap", cs.sampler.lost_inside);
+	one(ob, "heaptap_cpu_unwind_failed_total", "counter",
+	    "CPU samples whose stack could not be unwound (only the interrupted pc kept).",
+	    cs.sampler.unwind_leaf);
+	one(ob, "heaptap_cpu_threads_armed", "gauge", "Threads with a CPU-time timer now.", cs.sampler.armed);
+	one(ob, "heaptap_cpu_profiles_written_total", "counter", "CPU profiles written (files and HTTP).",
+	    cs.written);
+	one(ob, "heaptap_cpu_profile_write_errors_total", "counter", "CPU profiles that could not be written.",
+	    cs.write_failed);
 	process_memory(ob);
 	tstate_leave();
 }

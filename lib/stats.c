@@ -11,6 +11,7 @@
 #include "../include/heaptap.h"
 #include "cfi.h"
 #include "core.h"
+#include "cpuprof.h"
 #include "dump.h"
 #include "dumpfmt.h"
 #include "http_server.h"
@@ -203,6 +204,29 @@ void stats_json(struct outbuf *ob)
 		jsonw_u64(&w, "skipped_no_memory", peak_skipped);
 		jsonw_object_end(&w);
 	}
+
+	/* the CPU profiler (docs/CPU.md): zeros until a CPU profile ever ran */
+	struct cpuprof_stats cs;
+	cpuprof_get_stats(&cs);
+	jsonw_object_begin(&w, "cpu");
+	jsonw_bool(&w, "running", cs.running);
+	jsonw_str(&w, "timer", cs.started ? cs.timer : "none");
+	jsonw_u64(&w, "hz", cs.hz);
+	jsonw_u64(&w, "samples", cs.sampler.taken);
+	jsonw_u64(&w, "ticks", cs.sampler.ticks);
+	jsonw_u64(&w, "lost_buffer_full", cs.sampler.lost_full);
+	jsonw_u64(&w, "lost_in_heaptap", cs.sampler.lost_inside);
+	jsonw_u64(&w, "unwind_fp_fallback", cs.sampler.unwind_fp);
+	jsonw_u64(&w, "unwind_failed", cs.sampler.unwind_leaf);
+	jsonw_u64(&w, "unwind_unknown_object", cc.objtab_misses);
+	jsonw_u64(&w, "stray_signals", cs.sampler.stray);
+	jsonw_u64(&w, "chained_signals", cs.sampler.foreign);
+	jsonw_u64(&w, "threads_armed", cs.sampler.armed);
+	jsonw_u64(&w, "threads_armed_total", cs.sampler.threads);
+	jsonw_u64(&w, "threads_failed", cs.sampler.threads_failed);
+	jsonw_u64(&w, "profiles_written", cs.written);
+	jsonw_u64(&w, "profile_write_errors", cs.write_failed);
+	jsonw_object_end(&w);
 
 	jsonw_object_begin(&w, "dumps");
 	for (int i = 0; i < TRIG_COUNT; i++)

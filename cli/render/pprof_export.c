@@ -239,7 +239,7 @@ static void write_sample(struct exporter *x, const struct prof_sample *s)
 	pbwrite_end(&x->pb, k);
 	double objs = x->with_alloc ? s->v[PV_ALLOC_OBJS] : s->v[PV_INUSE_OBJS];
 	double bytes = x->with_alloc ? s->v[PV_ALLOC_BYTES] : s->v[PV_INUSE_BYTES];
-	if (objs != 0) {
+	if (objs != 0 && !x->p->cpu) { /* the bytes label: heap samples only */
 		k = pbwrite_begin(&x->pb, S_LABEL);
 		pbwrite_varint(&x->pb, LB_KEY, bytes_key);
 		pbwrite_int64(&x->pb, LB_NUM, to_i64(bytes / objs));
@@ -322,8 +322,8 @@ int pprof_export_fd(const struct profile *p, int fd, const struct pprof_export_o
 	memset(&x, 0, sizeof x);
 	x.p = p;
 	x.symbolized = p->syms != NULL;
-	x.with_alloc = p->has_alloc && o->parts != PPROF_EXPORT_INUSE;
-	x.with_inuse = o->parts != PPROF_EXPORT_ALLOC;
+	x.with_alloc = p->has_alloc && o->parts != PPROF_EXPORT_INUSE && !p->cpu;
+	x.with_inuse = o->parts != PPROF_EXPORT_ALLOC || p->cpu;
 	if (gzip) {
 		x.gz = gzdopen(fd, "wb");
 		if (!x.gz) {
@@ -349,14 +349,21 @@ int pprof_export_fd(const struct profile *p, int fd, const struct pprof_export_o
 		value_type(&x, P_SAMPLE_TYPE, "alloc_objects", "count");
 		value_type(&x, P_SAMPLE_TYPE, "alloc_space", "bytes");
 	}
-	if (x.with_inuse) {
+	if (x.with_inuse && p->cpu) {
+		/* a CPU profile: the inuse pair holds samples and CPU nanoseconds (model.h) */
+		value_type(&x, P_SAMPLE_TYPE, "samples", "count");
+		value_type(&x, P_SAMPLE_TYPE, "cpu", "nanoseconds");
+	} else if (x.with_inuse) {
 		value_type(&x, P_SAMPLE_TYPE, "inuse_objects", "count");
 		value_type(&x, P_SAMPLE_TYPE, "inuse_space", "bytes");
 	}
 	write_mappings(&x);
 	for (size_t i = 0; i < p->nsamples && !x.pb.err; i++)
 		write_sample(&x, &p->samples[i]);
-	value_type(&x, P_PERIOD_TYPE, "space", "bytes");
+	if (p->cpu)
+		value_type(&x, P_PERIOD_TYPE, "cpu", "nanoseconds");
+	else
+		value_type(&x, P_PERIOD_TYPE, "space", "bytes");
 	if (p->period > 0)
 		pbwrite_int64(&x.pb, P_PERIOD, (int64_t)p->period);
 	if (p->time_ns > 0)

@@ -17,6 +17,7 @@
 
 #include "../../base/hash.h"
 #include "../../profile/arena.h"
+#include "../common.h"
 #include "../stacks.h"
 #include "flame.h"
 #include "svgflame.h"
@@ -212,8 +213,18 @@ static void json_str(FILE *out, const char *s)
 	fputc('"', out);
 }
 
+/* The selected value's name: "CPU time" or "samples" for CPU profiles. */
+static const char *value_name(int k)
+{
+	if (common_is_cpu())
+		return k == PV_INUSE_BYTES || k == PV_ALLOC_BYTES ? "CPU time" : "samples";
+	return common_value_name(k);
+}
+
 static const char *fmt_value(char *buf, double v, int space)
 {
+	if (space && common_is_cpu())
+		return common_fmt_time(v, 0, buf, 32); /* CPU profiles: CPU time, not bytes */
 	if (space)
 		return svgutil_bytes(buf, v);
 	svgutil_commas(buf, v);
@@ -682,6 +693,10 @@ static void write_flame(struct ctx *c, struct flame_graph *g, const char *id, co
 	fo.title = title;
 	fo.differential = differential;
 	fo.countname = c->space ? "bytes" : "objects";
+	if (common_is_cpu()) {
+		fo.countname = c->space ? "ns of CPU time" : "samples";
+		fo.palette = differential ? fo.palette : FLAME_HOT;
+	}
 	if (differential)
 		fo.subtitle = "widths from the last dump; red = grew, blue = shrank since the first; stacks only "
 		              "in the first dump are not shown";
@@ -712,14 +727,16 @@ static void write_facts(struct ctx *c)
 	fputs("</td></tr>\n<tr><th>format</th><td>", out);
 	esc(out, first->format ? first->format : "unknown");
 	fputs("</td></tr>\n<tr><th>sampling period</th><td>", out);
-	if (first->period > 1)
+	if (first->cpu && first->period > 0)
+		fprintf(out, "%.3f ms of CPU time (%.0f Hz)", (double)first->period / 1e6, 1e9 / (double)first->period);
+	else if (first->period > 1)
 		fprintf(out, "%llu bytes (lg_prof_sample:%d)", (unsigned long long)first->period,
 		        (int)lround(log2((double)first->period)));
 	else if (first->period == 1)
 		fputs("every allocation", out);
 	else
 		fputs("unknown", out);
-	fprintf(out, "</td></tr>\n<tr><th>value</th><td>%s</td></tr>\n", common_value_name(c->a->value_index));
+	fprintf(out, "</td></tr>\n<tr><th>value</th><td>%s</td></tr>\n", value_name(c->a->value_index));
 	fprintf(out, "<tr><th>dumps</th><td>%zu, spanning %.3f %s</td></tr>\n</table>\n", in->n,
 	        in->time_s[in->n - 1], in->time_known ? "s" : "dump indexes");
 	if (!in->time_known)
@@ -828,11 +845,16 @@ int report_write_html(FILE *out, const struct common_args *a, const struct repor
 	fputs("</h1>\n<p class=\"note\">", out);
 	esc(out, in->dumps[0].cmdline ? in->dumps[0].cmdline : in->paths[0]);
 	fprintf(out, " &#8212; %zu dump%s, peak %s (%s) at dump %zu.</p>\n", in->n, in->n == 1 ? "" : "s",
-	        fmt_value(b1, c.total[c.peak], c.space), common_value_name(a->value_index), c.peak + 1);
+	        fmt_value(b1, c.total[c.peak], c.space), value_name(a->value_index), c.peak + 1);
 
-	fprintf(out, "<h2>Live heap over time</h2>\n<p class=\"note\">The total %s of every dump (black line) and the "
-	             "largest stacks stacked (by their peak), labelled by allocation site &#8592; caller.</p>\n",
-	        common_value_name(a->value_index));
+	if (common_is_cpu())
+		fprintf(out, "<h2>CPU time per profile</h2>\n<p class=\"note\">The %s of every profile: the total (black line) and the "
+		             "largest stacks stacked (by their peak), labelled by function &#8592; caller.</p>\n",
+		        value_name(a->value_index));
+	else
+		fprintf(out, "<h2>Live heap over time</h2>\n<p class=\"note\">The total %s of every dump (black line) and the "
+		             "largest stacks stacked (by their peak), labelled by allocation site &#8592; caller.</p>\n",
+		        value_name(a->value_index));
 	write_chart(&c);
 	memchart_write(out, in);
 	write_suspects(&c, by_slope);

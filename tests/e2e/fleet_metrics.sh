@@ -5,7 +5,8 @@
 # plus its stdio buffers, as the statistics JSON says; samples and allocated bytes grow by
 # what it is told to allocate); then a real Prometheus server (Debian's prometheus package)
 # scrapes the profiled program and its API answers heaptap_heap_live_bytes with the value
-# /metrics shows. Polls with generous bounds; nothing depends on timing.
+# /metrics shows. The CPU profiler's heaptap_cpu_* counters are listed (0 here). Polls with
+# generous bounds; nothing depends on timing.
 set -u
 for tool in curl python3 promtool prometheus; do
 	command -v $tool >/dev/null || { echo "skip: $tool not installed (scripts/deps.sh check)"; exit 77; }
@@ -29,6 +30,12 @@ for m in heaptap_heap_live_bytes heaptap_heap_peak_bytes heaptap_allocated_bytes
 	'heaptap_dropped_samples_total{reason="stack_table_full"}' 'heaptap_dumps_total{kind="manual"}' \
 	heaptap_push_errors_total process_resident_memory_bytes; do
 	[ -n "$(metric "$m")" ] && ok "$m = $(metric "$m")" || fail "$m missing"
+done
+# the CPU profiler's counters are there (zero: no CPU profile runs here)
+for m in heaptap_cpu_samples_total 'heaptap_cpu_samples_lost_total{reason="buffer_full"}' \
+	'heaptap_cpu_samples_lost_total{reason="in_heaptap"}' heaptap_cpu_unwind_failed_total heaptap_cpu_threads_armed \
+	heaptap_cpu_profiles_written_total heaptap_cpu_profile_write_errors_total; do
+	[ "$(metric "$m")" = 0 ] && ok "$m = 0" || fail "$m: '$(metric "$m")', expected 0"
 done
 grep -q '^# TYPE heaptap_allocated_bytes_total counter$' "$tmp/body" && grep -q '^# TYPE heaptap_heap_live_bytes gauge$' "$tmp/body" || fail "TYPE lines"
 live0=$(metric heaptap_heap_live_bytes) samples0=$(metric heaptap_samples_total) alloc0=$(metric heaptap_allocated_bytes_total)

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * lib_lockrank.c - unit test of the ranked mutexes (lib/lockrank.c, built with
- * -DHEAPTAP_LOCKRANK as every unit test is): locks taken in rank order (dump, tables, threads)
- * and a trylock in order work; taking a lock of the same or a higher rank than one held aborts
- * the process with a message naming the ranks (checked in forked children).
+ * -DHEAPTAP_LOCKRANK as every unit test is): locks taken in rank order (dump, CPU sessions,
+ * CPU threads, tables, threads) and a trylock in order work; taking a lock of the same or a
+ * higher rank than one held aborts the process with a message naming the ranks (checked in
+ * forked children), the CPU ranks included (sessions under the tables, a dump under the
+ * sessions).
  */
 #include <signal.h>
 #include <stdlib.h>
@@ -16,6 +18,8 @@
 #include "check.h"
 
 static struct ranked_mutex dump_l = RANKED_MUTEX_INITIALIZER(LOCKRANK_DUMP);
+static struct ranked_mutex cpu_l = RANKED_MUTEX_INITIALIZER(LOCKRANK_CPU);
+static struct ranked_mutex cputhr_l = RANKED_MUTEX_INITIALIZER(LOCKRANK_CPU_THREADS);
 static struct ranked_mutex tables_l = RANKED_MUTEX_INITIALIZER(LOCKRANK_TABLES);
 static struct ranked_mutex threads_l = RANKED_MUTEX_INITIALIZER(LOCKRANK_THREADS);
 
@@ -43,11 +47,15 @@ static int in_child(void (*fn)(void), char *msg, size_t cap)
 static void in_order(void)
 {
 	lockrank_lock(&dump_l);
+	lockrank_lock(&cpu_l);   /* a heap dump writes the CPU profile beside it */
+	lockrank_lock(&cputhr_l);
 	lockrank_lock(&tables_l);
 	if (lockrank_trylock(&threads_l) != 0)
 		_exit(3);
 	lockrank_unlock(&threads_l);
 	lockrank_unlock(&tables_l);
+	lockrank_unlock(&cputhr_l);
+	lockrank_unlock(&cpu_l);
 	lockrank_unlock(&dump_l);
 	/* released: the lower ranks may be taken again */
 	lockrank_lock(&tables_l);
@@ -58,6 +66,18 @@ static void inverted(void)
 {
 	lockrank_lock(&tables_l);
 	lockrank_lock(&dump_l); /* dump ranks above tables: must abort */
+}
+
+static void cpu_under_tables(void)
+{
+	lockrank_lock(&tables_l);
+	lockrank_lock(&cpu_l); /* the CPU sessions rank above the tables: must abort */
+}
+
+static void dump_under_cpu(void)
+{
+	lockrank_lock(&cpu_l);
+	lockrank_lock(&dump_l); /* a CPU profile write must not start a heap dump */
 }
 
 static void same_rank(void)
@@ -75,11 +95,18 @@ int main(void)
 
 	st = in_child(inverted, msg, sizeof msg);
 	CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT, "inverted: status %d", st);
-	CHECK(strstr(msg, "lock order violated: taking rank 1 while holding ranks mask 0x4") != NULL,
+	CHECK(strstr(msg, "lock order violated: taking rank 1 while holding ranks mask 0x10") != NULL,
 	      "message '%s'", msg);
+
+	st = in_child(cpu_under_tables, msg, sizeof msg);
+	CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT, "cpu under tables: status %d", st);
+	CHECK(strstr(msg, "taking rank 2 while holding ranks mask 0x10") != NULL, "message '%s'", msg);
+	st = in_child(dump_under_cpu, msg, sizeof msg);
+	CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT, "dump under cpu: status %d", st);
+	CHECK(strstr(msg, "taking rank 1 while holding ranks mask 0x4") != NULL, "message '%s'", msg);
 
 	st = in_child(same_rank, msg, sizeof msg);
 	CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT, "same rank: status %d", st);
-	CHECK(strstr(msg, "taking rank 3") != NULL, "message '%s'", msg);
+	CHECK(strstr(msg, "taking rank 5") != NULL, "message '%s'", msg);
 	return check_finish("lib_lockrank");
 }
