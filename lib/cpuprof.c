@@ -91,14 +91,14 @@ static void drain_locked(void)
 
 void cpuprof_rewrite_pcs(uintptr_t (*map)(uintptr_t pc, const void *ctx), const void *ctx)
 {
-	pthread_mutex_lock(&lock);
+	lockrank_lock(&lock);
 	if (run_s.on || win_s.on)
 		drain_locked(); /* the shards' frames are raw PCs too */
 	struct session *all[2] = {&run_s, &win_s};
 	for (int i = 0; i < 2; i++)
 		if (all[i]->have)
 			(void)stacktab_rewrite_pcs(&all[i]->tab, map, ctx);
-	pthread_mutex_unlock(&lock);
+	lockrank_unlock(&lock);
 }
 
 static void *drain_main(void *arg)
