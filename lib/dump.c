@@ -227,6 +227,9 @@ static int take_snapshot(const struct dump_view *view)
 	drops.truncated_bytes = core.truncated_bytes_fp;
 	drops.unwind_failed = core.unwind_failed;
 	drops.samples = core.samples;
+	drops.recycled_stacks = drops.recycled_objs = drops.recycled_bytes = 0;
+	if (view && view->finish)
+		view->finish(view->ctx, &drops);
 	stacktab_hold(&core.stacks, +1);
 	held = 1;
 	core_unlock_tables();
