@@ -535,7 +535,8 @@ int common_losses_text(const struct profile *p, char *buf, size_t cap)
 {
 	const struct prof_losses *l = &p->losses;
 	buf[0] = 0;
-	if (!l->known || (l->dropped_samples == 0 && l->truncated_samples == 0))
+	if (!l->known || (l->dropped_samples == 0 && l->truncated_samples == 0 && l->recycled_bytes == 0 &&
+	                  l->recycled_objs == 0))
 		return 0;
 	double live = 0;
 	for (size_t i = 0; i < p->nsamples; i++)
@@ -562,6 +563,20 @@ int common_losses_text(const struct profile *p, char *buf, size_t cap)
 		                      (unsigned long long)l->samples,
 		                      l->samples ? 100.0 * (double)l->truncated_samples / (double)l->samples : 0,
 		                      b);
+	}
+	if ((l->recycled_bytes || l->recycled_objs) && n < cap) {
+		double alloc = 0;
+		for (size_t i = 0; i < p->nsamples; i++)
+			alloc += p->samples[i].v[PV_ALLOC_BYTES];
+		double rb = (double)l->recycled_bytes;
+		fmt_bytes_short(rb, b, sizeof b);
+		n += (size_t)snprintf(buf + n, cap - n,
+		                      "%s%llu objects (%s, %.1f%% of the window's allocated bytes) were "
+		                      "allocated from %llu stacks the collector recycled during the delta "
+		                      "window: they are in no stack of this profile",
+		                      n ? "; " : "", (unsigned long long)l->recycled_objs, b,
+		                      alloc + rb > 0 ? 100.0 * rb / (alloc + rb) : 0,
+		                      (unsigned long long)l->recycled_stacks);
 	}
 	return n > 0;
 }

@@ -665,7 +665,8 @@ int stacks_build(struct stacks *s, const struct profile *p, const struct stacks_
 			return -1;
 		}
 		expanded += nf;
-		if (o->sum_only)
+		int stream = o->sum_only || o->each;
+		if (stream)
 			pv->frames_n = 0; /* one trace at a time in the same block */
 		if (pv->frames_n + nf > pv->frames_cap) {
 			pv->frames_cap = (pv->frames_n + nf) * 2 + 1024;
@@ -677,7 +678,7 @@ int stacks_build(struct stacks *s, const struct profile *p, const struct stacks_
 			for (uint32_t c = path[a].n - 1; c-- > 0;)
 				pv->frames[pv->frames_n++] = pv->pool[path[a].first + c];
 		}
-		if (o->sum_only) {
+		if (stream) {
 			uint32_t *fr = pv->frames;
 			s->kept_total += val;
 			s->names[fr[nf - 1]].flat += val;
@@ -688,6 +689,8 @@ int stacks_build(struct stacks *s, const struct profile *p, const struct stacks_
 					s->names[fr[f]].cum += val;
 				}
 			}
+			if (o->each)
+				o->each(o->each_ctx, fr, (uint32_t)nf, val, sm);
 			continue;
 		}
 		if (s->ntraces == pv->traces_cap) {

@@ -49,6 +49,13 @@ struct stacks_options {
 	int sum_only;           /* 1: only names with flat/cum and the totals are wanted (jeprof
 	                           --text): traces are not kept (s->ntraces stays 0), so memory
 	                           does not grow with the number of frames */
+	/* When set, every kept trace is handed to each (frames root first, name ids of the
+	   struct stacks being built, valid only during the call) instead of being stored:
+	   s->ntraces stays 0 as with sum_only, names get flat and cum. Memory is then the
+	   caller's (e.g. folded.c keeps only the distinct paths). */
+	void (*each)(void *ctx, const uint32_t *frames, uint32_t nframes, double value,
+	             const struct prof_sample *sample);
+	void *each_ctx;
 };
 
 /* Drops in place the allocator frames that lead p's stacks, by the rule stacks_build trims

@@ -63,19 +63,28 @@ int views_callgrind(FILE *f, const struct common_args *a, const struct profile *
 int views_folded(FILE *f, const struct common_args *a, const struct profile *p, const struct profile *base,
                  enum folded_negative neg)
 {
+	/* The traces are streamed into the set of distinct paths, not kept: a dump of a million
+	   deep stacks costs what its distinct folded lines cost. */
 	struct stacks_options so;
 	struct stacks s, sb;
+	struct folded_set *fs = folded_set_new();
 	stacks_options_from(&so, a);
 	so.style = STACKS_FULL;
-	if (stacks_build(&s, p, &so) != 0)
+	so.each = folded_sink_add;
+	so.each_ctx = folded_set_sink(fs, 0);
+	if (stacks_build(&s, p, &so) != 0) {
+		folded_set_free(fs);
 		return 1;
+	}
+	so.each_ctx = folded_set_sink(fs, 1);
 	if (base && stacks_build(&sb, base, &so) != 0) {
 		stacks_release(&s);
+		folded_set_free(fs);
 		return 1;
 	}
 	struct folded_result r;
 	int rc = 0;
-	int w = folded_write(f, &s, base ? &sb : NULL, neg, &r);
+	int w = folded_write(f, fs, &s, base ? &sb : NULL, neg, &r);
 	if (w == -2 || (w == 0 && fflush(f) != 0))
 		fprintf(stderr, "heaptap: %s: write: %s\n", a->cmd, strerror(errno));
 	if (w != 0 || ferror(f)) {
@@ -89,6 +98,7 @@ int views_folded(FILE *f, const struct common_args *a, const struct profile *p, 
 	if (base)
 		stacks_release(&sb);
 	stacks_release(&s);
+	folded_set_free(fs);
 	return rc;
 }
 

@@ -33,6 +33,12 @@ struct delta_base {
 	size_t n;               /* ids read (ids from n on did not exist then) */
 	size_t map_bytes;
 	int64_t time_ns;        /* wall-clock time of the reading */
+	/* Everything ever allocated at the reading: the stacks' cumulative counts plus those of
+	   the stacks recycled before it, and how many those were. What a delta profile's stacks
+	   do not show of the window is then (total now) - (this) - (the profile's alloc_*): the
+	   allocations of stacks recycled within it, reported as its recycled_* losses. */
+	uint64_t total_objs_fp, total_bytes_fp;
+	uint64_t recycled;
 };
 
 /* What a delta profile holds. */

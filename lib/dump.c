@@ -36,14 +36,16 @@
 
 static struct ranked_mutex dump_mutex = RANKED_MUTEX_INITIALIZER(LOCKRANK_DUMP);
 
-/* Snapshot of one stack, taken under the table lock. */
+/* Snapshot of one stack, taken under the table lock: 64 bytes per nonzero stack (the count of
+   live samples, which no writer prints, saturates at 2^32 - 1 to fit beside depth). */
 struct snap {
 	const uintptr_t *pcs; /* in the stack table, which frees nothing while a dump holds it */
 	uint32_t depth;
+	uint32_t live_samples;
 	double live_objs, live_bytes, alloc_objs, alloc_bytes;
-	uint64_t live_samples;
 	double xfree_objs, xfree_bytes;
 };
+_Static_assert(sizeof(struct snap) == 64, "a snapshot record is 64 bytes (docs/INTERNALS.md)");
 
 static struct snap *snaps;
 static struct dump_losses drops; /* what the snapshot's samples do not show */
@@ -218,7 +220,7 @@ static int take_snapshot(const struct dump_view *view)
 		s->live_bytes = (double)v.live_bytes_fp;
 		s->alloc_objs = (double)v.alloc_objs_fp / one;
 		s->alloc_bytes = (double)v.alloc_bytes_fp;
-		s->live_samples = e->live_samples;
+		s->live_samples = e->live_samples > UINT32_MAX ? UINT32_MAX : (uint32_t)e->live_samples;
 		s->xfree_objs = (double)xo / one;
 		s->xfree_bytes = (double)xb;
 	}
@@ -228,6 +230,9 @@ static int take_snapshot(const struct dump_view *view)
 	drops.truncated_bytes = core.truncated_bytes_fp;
 	drops.unwind_failed = core.unwind_failed;
 	drops.samples = core.samples;
+	drops.recycled_stacks = drops.recycled_objs = drops.recycled_bytes = 0;
+	if (view && view->finish)
+		view->finish(view->ctx, &drops);
 	stacktab_hold(&core.stacks, +1);
 	held = 1;
 	core_unlock_tables();

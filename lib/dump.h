@@ -33,6 +33,8 @@ struct dump_values {
 struct stack_entry;
 
 /* How a delta profile (delta.h) rewrites the snapshot. */
+struct dump_losses;
+
 struct dump_view {
 	/* Called under the table lock once for every stack id in the table, in id order, with
 	   the entry and its values, which it may change (what is left zero is not written).
@@ -42,6 +44,9 @@ struct dump_view {
 	/* wall-clock start of the window, ns: duration_nanos = snapshot time - since_ns;
 	   0 writes no duration (an absolute profile) */
 	int64_t since_ns;
+	/* When not NULL: called under the table lock after the last adjust, to add what the
+	   view knows the stacks do not show (delta.c: recycled stacks). Same rules as adjust. */
+	void (*finish)(void *ctx, struct dump_losses *l);
 };
 
 /* As dump_fd, with the values rewritten by view (alloc_* written whatever prof_accum). */

@@ -202,6 +202,8 @@ static void recycle_oldest(struct stacktab *t)
 	if (*link)
 		*link = e->next;
 	pc_free(t, e->pcs, e->depth);
+	t->recycled_objs_fp += e->alloc_objs_fp;
+	t->recycled_bytes_fp += e->alloc_bytes_fp;
 	e->depth = 0;
 	e->pcs = NULL;
 	recstore_free(&t->ents, id1);

@@ -64,6 +64,8 @@ struct stacktab {
 	uint32_t qhead, qtail;  /* the recycling queue, oldest first: ids + 1 */
 	uint64_t queued;        /* stacks in it */
 	uint64_t recycled;      /* stacks freed for reuse since start */
+	uint64_t recycled_objs_fp, recycled_bytes_fp; /* their cumulative alloc counts when freed
+	                           (delta.c: what a window lost with them) */
 	struct stacktab_pcclass classes[STACKTAB_PC_CLASSES];
 	void *chunks;           /* PC chunks, linked through their first word */
 	size_t pc_bytes;        /* PC chunks mapped */

@@ -275,9 +275,11 @@ static void profile_compact_impl(struct profile *p, int drop_zero)
 int profile_loss_set(struct prof_losses *l, const char *key, size_t klen, const char *v)
 {
 	static const char *const names[] = {"samples", "dropped_samples", "dropped_bytes",
-	                                    "truncated_samples", "truncated_bytes", "unwind_failed"};
+	                                    "truncated_samples", "truncated_bytes", "unwind_failed",
+	                                    "recycled_stacks", "recycled_objs", "recycled_bytes"};
 	uint64_t *fields[] = {&l->samples, &l->dropped_samples, &l->dropped_bytes,
-	                      &l->truncated_samples, &l->truncated_bytes, &l->unwind_failed};
+	                      &l->truncated_samples, &l->truncated_bytes, &l->unwind_failed,
+	                      &l->recycled_stacks, &l->recycled_objs, &l->recycled_bytes};
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
 		if (strlen(names[i]) != klen || memcmp(names[i], key, klen) != 0)
 			continue;
@@ -347,6 +349,9 @@ void profile_merge(struct profile *dst, const struct profile *src, double sign)
 		a->truncated_samples += b->truncated_samples;
 		a->truncated_bytes += b->truncated_bytes;
 		a->unwind_failed += b->unwind_failed;
+		a->recycled_stacks += b->recycled_stacks;
+		a->recycled_objs += b->recycled_objs;
+		a->recycled_bytes += b->recycled_bytes;
 	}
 	/* Samples appended with profile_add since the last compaction may repeat stacks. */
 	if (pv->ix_n != dst->nsamples || !pv->ix.slots || pv->ix_fingerprint != sample_fingerprint(dst))

@@ -68,6 +68,8 @@ struct prof_losses {
 	int known;
 	uint64_t samples, dropped_samples, dropped_bytes, truncated_samples, truncated_bytes,
 		unwind_failed;
+	uint64_t recycled_stacks, recycled_objs, recycled_bytes; /* delta profiles: allocations
+	                                   in the window from stacks recycled meanwhile */
 };
 
 struct profile {

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../base/hash.h"
+#include "../../profile/arena.h"
 #include "../common.h"
 
 /* The merge works on keys, not joined strings: a path "a;b;c" is the token sequence
@@ -33,8 +35,7 @@ struct merge {
 	size_t ntok, tokcap;
 	char **owned;         /* names copied to replace ';' */
 	size_t nowned;
-	uint32_t *keys;       /* all paths' ranks, back to back */
-	size_t nkeys, keycap;
+	const uint32_t *keys; /* all paths' ranks, back to back (the folded_set's) */
 	uint32_t *rank;       /* by token index; then tok is sorted */
 	const struct token **by_rank;
 	size_t *by_rank_len;
@@ -114,41 +115,130 @@ static int add_tokens(struct merge *m, const struct stacks *s)
 	return 0;
 }
 
-/* Appends s's traces to *arr as rank keys (tokens of s start at index tbase). Call after
-   ranks are assigned. */
-static int add_paths(struct merge *m, struct folded **arr, size_t *n, size_t *cap,
-                     const struct stacks *s, size_t tbase, uint32_t empty_rank, int as_before)
+/* The distinct paths of one or two streamed stacks_build runs (see folded.h): every path's
+   name ids once in keys, looked up by an open-addressing table of path indexes. Memory grows
+   with the distinct paths, never with the samples. */
+/* The key of the path without frames (no name id reaches it). */
+#define EMPTY_PATH UINT32_MAX
+
+struct folded_set {
+	uint32_t *keys;        /* name ids of side 0 and 1's paths; rank keys after ranking */
+	size_t nkeys, keycap;
+	struct folded *paths;
+	size_t npaths, pathcap;
+	uint32_t *slots;       /* path index + 1, 0 empty */
+	size_t slotcap;
+	size_t side_end;       /* paths[0 .. side_end) are side 0's once side 1 has started */
+	int side;
+	struct folded_sink sinks[2];
+};
+
+static uint64_t path_hash(int side, const uint32_t *ids, uint32_t n)
 {
-	for (size_t t = 0; t < s->ntraces; t++) {
-		const struct stacks_trace *tr = &s->traces[t];
-		size_t need = tr->nframes ? tr->nframes : 1;
-		if (m->nkeys + need > m->keycap) {
-			size_t nc = (m->nkeys + need) * 2;
-			uint32_t *nk = realloc(m->keys, nc * sizeof(*nk));
-			if (!nk)
-				return -1;
-			m->keys = nk;
-			m->keycap = nc;
-		}
-		uint32_t first = (uint32_t)m->nkeys;
-		if (!tr->nframes) /* the empty path joins to "", as does one frame named "" */
-			m->keys[m->nkeys++] = empty_rank;
-		for (uint32_t f = 0; f < tr->nframes; f++)
-			m->keys[m->nkeys++] = m->rank[tbase + 2 * (size_t)tr->frames[f] + (f + 1 == tr->nframes)];
-		if (*n == *cap) {
-			*cap = *cap ? *cap * 2 : 256;
-			struct folded *na = realloc(*arr, *cap * sizeof(**arr));
-			if (!na)
-				return -1;
-			*arr = na;
-		}
-		struct folded *fo = &(*arr)[(*n)++];
-		fo->first = first;
-		fo->len = (uint32_t)need;
-		fo->before = as_before ? tr->value : 0;
-		fo->after = as_before ? 0 : tr->value;
+	uint64_t h = hash_mix64((uint64_t)n * 2 + (uint64_t)side);
+	for (uint32_t i = 0; i < n; i++)
+		h = hash_mix64(h ^ ids[i]);
+	return h;
+}
+
+static void set_grow_slots(struct folded_set *fs)
+{
+	size_t nc = fs->slotcap ? fs->slotcap * 2 : 1024;
+	uint32_t *ns = arena_xcalloc(nc, sizeof(*ns));
+	for (size_t i = 0; i < fs->npaths; i++) {
+		const struct folded *fo = &fs->paths[i];
+		int side = i >= fs->side_end && fs->side;
+		size_t h = (size_t)path_hash(side, fs->keys + fo->first, fo->len) & (nc - 1);
+		while (ns[h])
+			h = (h + 1) & (nc - 1);
+		ns[h] = (uint32_t)(i + 1);
 	}
-	return 0;
+	free(fs->slots);
+	fs->slots = ns;
+	fs->slotcap = nc;
+}
+
+void folded_sink_add(void *ctx, const uint32_t *frames, uint32_t nframes, double value,
+                     const struct prof_sample *sample)
+{
+	(void)sample;
+	static const uint32_t empty = EMPTY_PATH;
+	if (nframes == 0) { /* the empty path joins to "", as does one frame named "" */
+		frames = &empty;
+		nframes = 1;
+	}
+	struct folded_sink *sk = ctx;
+	struct folded_set *fs = sk->set;
+	if (sk->side != fs->side) { /* side 1 begins: side 0 is complete */
+		fs->side = sk->side;
+		fs->side_end = fs->npaths;
+	}
+	if ((fs->npaths + 1) * 2 > fs->slotcap)
+		set_grow_slots(fs);
+	size_t h = (size_t)path_hash(fs->side, frames, nframes) & (fs->slotcap - 1);
+	for (uint32_t x; (x = fs->slots[h]) != 0; h = (h + 1) & (fs->slotcap - 1)) {
+		struct folded *fo = &fs->paths[x - 1];
+		if (fo->len == nframes && (x - 1 >= fs->side_end || !fs->side) == 1 &&
+		    memcmp(fs->keys + fo->first, frames, nframes * sizeof(*frames)) == 0) {
+			*(fs->side ? &fo->before : &fo->after) += value;
+			return;
+		}
+	}
+	if (fs->nkeys + nframes > fs->keycap) {
+		fs->keycap = (fs->nkeys + nframes) * 2 + 1024;
+		fs->keys = arena_xrealloc(fs->keys, fs->keycap * sizeof(*fs->keys));
+	}
+	if (fs->npaths == fs->pathcap) {
+		fs->pathcap = fs->pathcap ? fs->pathcap * 2 : 256;
+		fs->paths = arena_xrealloc(fs->paths, fs->pathcap * sizeof(*fs->paths));
+	}
+	struct folded *fo = &fs->paths[fs->npaths];
+	fo->first = (uint32_t)fs->nkeys;
+	fo->len = nframes;
+	fo->before = fs->side ? value : 0;
+	fo->after = fs->side ? 0 : value;
+	memcpy(fs->keys + fs->nkeys, frames, nframes * sizeof(*frames));
+	fs->nkeys += nframes;
+	fs->slots[h] = (uint32_t)++fs->npaths;
+}
+
+struct folded_set *folded_set_new(void)
+{
+	struct folded_set *fs = arena_xcalloc(1, sizeof(*fs));
+	for (int i = 0; i < 2; i++) {
+		fs->sinks[i].set = fs;
+		fs->sinks[i].side = i;
+	}
+	return fs;
+}
+
+struct folded_sink *folded_set_sink(struct folded_set *fs, int base)
+{
+	return &fs->sinks[base != 0];
+}
+
+void folded_set_free(struct folded_set *fs)
+{
+	if (!fs)
+		return;
+	free(fs->keys);
+	free(fs->paths);
+	free(fs->slots);
+	free(fs);
+}
+
+/* Turns the name ids of paths[from .. to) into rank keys (tokens of their stacks start at
+   index tbase). Call after ranks are assigned. */
+static void rank_paths(struct merge *m, struct folded_set *fs, size_t from, size_t to, size_t tbase,
+                       uint32_t empty_rank)
+{
+	for (size_t i = from; i < to; i++) {
+		struct folded *fo = &fs->paths[i];
+		uint32_t *k = fs->keys + fo->first;
+		for (uint32_t f = 0; f < fo->len; f++)
+			k[f] = k[f] == EMPTY_PATH ? empty_rank
+			                          : m->rank[tbase + 2 * (size_t)k[f] + (f + 1 == fo->len)];
+	}
 }
 
 /* Ranks every token in strcmp order (equal strings, equal rank). */
@@ -184,7 +274,6 @@ static void merge_release(struct merge *m)
 		free(m->owned[i]);
 	free(m->owned);
 	free(m->tok);
-	free(m->keys);
 	free(m->rank);
 	free(m->by_rank);
 	free(m->by_rank_len);
@@ -208,8 +297,8 @@ static int same_path(const struct merge *m, const struct folded *a, const struct
 }
 
 
-int folded_write(FILE *out, const struct stacks *s, const struct stacks *sb, enum folded_negative neg,
-                 struct folded_result *r)
+int folded_write(FILE *out, struct folded_set *fs, const struct stacks *s, const struct stacks *sb,
+                 enum folded_negative neg, struct folded_result *r)
 {
 	struct folded_result dummy;
 	if (!r)
@@ -217,8 +306,6 @@ int folded_write(FILE *out, const struct stacks *s, const struct stacks *sb, enu
 	memset(r, 0, sizeof(*r));
 	struct merge m;
 	memset(&m, 0, sizeof(m));
-	struct folded *arr = NULL;
-	size_t n = 0, cap = 0;
 	int oom = add_tokens(&m, s);
 	size_t tb_sb = m.ntok;
 	if (!oom && sb)
@@ -226,16 +313,17 @@ int folded_write(FILE *out, const struct stacks *s, const struct stacks *sb, enu
 	size_t empty_tok = m.ntok;
 	if (!oom)
 		oom = push_token(&m, "", '\0') || rank_tokens(&m);
-	if (!oom)
-		oom = add_paths(&m, &arr, &n, &cap, s, 0, m.rank[empty_tok], 0);
-	if (!oom && sb)
-		oom = add_paths(&m, &arr, &n, &cap, sb, tb_sb, m.rank[empty_tok], 1);
 	if (oom) {
 		fprintf(stderr, "heaptap: folded stacks: out of memory\n");
-		free(arr);
 		merge_release(&m);
 		return -1;
 	}
+	size_t side_end = fs->side ? fs->side_end : fs->npaths;
+	rank_paths(&m, fs, 0, side_end, 0, m.rank[empty_tok]);
+	rank_paths(&m, fs, side_end, fs->npaths, tb_sb, m.rank[empty_tok]);
+	struct folded *arr = fs->paths;
+	size_t n = fs->npaths;
+	m.keys = fs->keys;
 	g_merge = &m;
 	if (n > 0) /* arr is NULL when no stack has a value */
 		qsort(arr, n, sizeof(*arr), cmp_folded);
@@ -270,7 +358,7 @@ int folded_write(FILE *out, const struct stacks *s, const struct stacks *sb, enu
 		}
 		i = j;
 	}
-	free(arr);
+	m.keys = NULL; /* fs's */
 	merge_release(&m);
 	return ferror(out) ? -2 : 0;
 }

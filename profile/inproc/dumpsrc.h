@@ -54,6 +54,11 @@ struct dump_losses {
 	                               frame is heaptap_truncated_stack) */
 	uint64_t truncated_bytes;   /* the unbiased bytes they stood for when allocated */
 	uint64_t unwind_failed;     /* samples whose stack could not be unwound (frame 0x0) */
+	/* delta profiles only (delta.c): allocations in the window from stacks the table
+	   recycled before the snapshot, so in no stack of the profile; written only when not 0 */
+	uint64_t recycled_stacks;   /* stacks recycled during the window */
+	uint64_t recycled_objs;     /* the objects and unbiased bytes allocated from them in it */
+	uint64_t recycled_bytes;
 };
 
 struct dump_source {

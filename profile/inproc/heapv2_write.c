@@ -130,8 +130,13 @@ static void write_meta(const struct dump_source *src, struct outbuf *ob)
 		{"truncated_samples", l->truncated_samples},
 		{"truncated_bytes", l->truncated_bytes},
 		{"unwind_failed", l->unwind_failed},
+		{"recycled_stacks", l->recycled_stacks},
+		{"recycled_objs", l->recycled_objs},
+		{"recycled_bytes", l->recycled_bytes},
 	};
 	for (size_t i = 0; i < sizeof loss / sizeof loss[0]; i++) {
+		if (i >= 6 && l->recycled_stacks == 0)
+			break; /* delta profiles' only */
 		meta_key(ob, loss[i].key);
 		outbuf_u64(ob, loss[i].v);
 		outbuf_putc(ob, '\n');

@@ -286,6 +286,14 @@ static void write_strings(struct pbwrite *pb, const struct dump_source *src)
 		fmt_u64(num, loss[i]);
 		write_string2(pb, loss_keys[i], num);
 	}
+	if (l->recycled_stacks) { /* delta profiles' only: extra_comments counts them */
+		fmt_u64(num, l->recycled_stacks);
+		write_string2(pb, "heaptap: recycled_stacks=", num);
+		fmt_u64(num, l->recycled_objs);
+		write_string2(pb, "heaptap: recycled_objs=", num);
+		fmt_u64(num, l->recycled_bytes);
+		write_string2(pb, "heaptap: recycled_bytes=", num);
+	}
 	/* after the mappings' strings: the reason and the memory figures, as comments */
 	if (src->reason)
 		write_string2(pb, "heaptap: reason=", src->reason);
@@ -308,7 +316,8 @@ static void write_strings(struct pbwrite *pb, const struct dump_source *src)
 /* The number of comment strings write_strings puts after the mappings' ones. */
 static size_t extra_comments(const struct dump_source *src)
 {
-	return (src->reason ? 1 : 0) + (src->memory.present ? 1 + MF_COUNT : 0);
+	return (src->reason ? 1 : 0) + (src->memory.present ? 1 + MF_COUNT : 0) +
+	       (src->losses.recycled_stacks ? 3 : 0);
 }
 
 static void write_header(struct pbwrite *pb, const struct dump_source *src)

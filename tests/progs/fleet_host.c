@@ -12,6 +12,9 @@
  *   hostcheck PATH prints "host file intact" or "host file changed" (PATH against what hostfds
  *                  wrote, read through each of the taken numbers' file too)
  *   stats          prints "stats <len> <json>" (heaptap_stats_json, when preloaded)
+ *   paths N SIZE   N blocks of SIZE bytes, block i from path_site() under a call path of 14
+ *                  path_a/path_b frames spelling i's low 14 bits (N <= 16384: N distinct
+ *                  stacks), each freed at once (the stack table may recycle them)
  *   quit           exits 0 (also at the end of stdin)
  * It prints "ready <pid>" first. Not a benchmark; allocates nothing else after start.
  */
@@ -40,6 +43,38 @@ __attribute__((noinline)) void *keep_site(size_t n)
 __attribute__((noinline)) void *churn_site(size_t n)
 {
 	void *p = malloc(n);
+	__asm__ volatile("" : : "r"(p) : "memory");
+	return p;
+}
+
+__attribute__((noinline)) void *path_site(size_t n)
+{
+	void *p = malloc(n);
+	__asm__ volatile("" : : "r"(p) : "memory");
+	return p;
+}
+
+void *path_a(unsigned long bits, int left, size_t n);
+void *path_b(unsigned long bits, int left, size_t n);
+
+/* the next frame by bit `left`, then path_site: 2^14 distinct stacks */
+static void *path_next(unsigned long bits, int left, size_t n)
+{
+	if (left == 0)
+		return path_site(n);
+	return (bits >> (left - 1)) & 1 ? path_b(bits, left - 1, n) : path_a(bits, left - 1, n);
+}
+
+__attribute__((noinline)) void *path_a(unsigned long bits, int left, size_t n)
+{
+	void *p = path_next(bits, left, n);
+	__asm__ volatile("" : : "r"(p) : "memory"); /* no tail call: the frame stays */
+	return p;
+}
+
+__attribute__((noinline)) void *path_b(unsigned long bits, int left, size_t n)
+{
+	void *p = path_next(bits, left, n);
 	__asm__ volatile("" : : "r"(p) : "memory");
 	return p;
 }
@@ -120,6 +155,9 @@ int main(void)
 		} else if (strcmp(cmd, "churn") == 0) {
 			for (unsigned long i = 0; i < n; i++)
 				free(churn_site(size));
+		} else if (strcmp(cmd, "paths") == 0) {
+			for (unsigned long i = 0; i < n; i++)
+				free(path_a(i, 14, size));
 		} else {
 			printf("unknown %s\n", cmd);
 			continue;

@@ -108,9 +108,17 @@ int main(void)
 		uintptr_t pcs[3] = {(uintptr_t)k + 1, 0x5000, 0x6000};
 		int64_t id = stacktab_intern(&t, pcs, 3);
 		CHECK(id >= 0);
-		if (id >= 0)
+		if (id >= 0) {
+			struct stack_entry *se = stacktab_get(&t, (uint32_t)id);
+			se->alloc_objs_fp += 1; /* one allocation of 10 bytes: summed when recycled */
+			se->alloc_bytes_fp += 10;
 			stacktab_unused(&t, (uint32_t)id); /* its one sample is gone */
+		}
 	}
+	/* delta.c reads what recycled stacks had allocated: every one is counted */
+	CHECK(t.recycled_objs_fp == t.recycled && t.recycled_bytes_fp == 10 * t.recycled,
+	      "recycled %llu stacks, %llu objs, %llu bytes", (unsigned long long)t.recycled,
+	      (unsigned long long)t.recycled_objs_fp, (unsigned long long)t.recycled_bytes_fp);
 	printf("lib_stacktab: after 10^6 churned stacks: %llu held, %llu recycled, %zu bytes\n",
 	       (unsigned long long)stacktab_count(&t), (unsigned long long)t.recycled,
 	       stacktab_bytes(&t));
