@@ -42,6 +42,7 @@ void sampzone_init(struct sampzone *z, uintptr_t base, size_t small_bytes, size_
 	z->base = base;
 	z->small_bytes = small_bytes / SAMPZONE_SLAB * SAMPZONE_SLAB;
 	z->large_bytes = large_bytes / SAMPZONE_PAGE * SAMPZONE_PAGE;
+	z->cache_max = SAMPZONE_CACHE_BYTES;
 }
 
 uintptr_t sampzone_pick_base(void)
@@ -220,11 +221,53 @@ static void big_del(struct sampzone *z, size_t i)
 	}
 }
 
-static void *alloc_large(struct sampzone *z, size_t n)
+/* A cached mapping of at least len bytes and at most half as much again (best fit), taken
+   out of the cache; 0 if none. Its pages are the previous block's: not zero. */
+static size_t cache_take(struct sampzone *z, size_t len, uintptr_t *out)
+{
+	size_t best = SIZE_MAX;
+	for (size_t i = 0; i < z->cache_n; i++) {
+		size_t l = z->cache[i].len;
+		if (l >= len && l - len <= len / 2 && (best == SIZE_MAX || l < z->cache[best].len))
+			best = i;
+	}
+	if (best == SIZE_MAX)
+		return 0;
+	struct sampzone_big c = z->cache[best];
+	z->cache[best] = z->cache[--z->cache_n];
+	z->cache_bytes -= c.len;
+	*out = c.ptr;
+	return c.len;
+}
+
+/* Keeps a released mapping for reuse when there is room: 1 kept, 0 the caller unmaps it. */
+static int cache_put(struct sampzone *z, uintptr_t p, size_t len)
+{
+	if (len > SAMPZONE_CACHE_ONE || z->cache_n == SAMPZONE_CACHE_SLOTS ||
+	    z->cache_bytes + len > z->cache_max)
+		return 0;
+	z->cache[z->cache_n].ptr = p;
+	z->cache[z->cache_n].len = len;
+	z->cache_n++;
+	z->cache_bytes += len;
+	return 1;
+}
+
+static void *alloc_large(struct sampzone *z, size_t n, int zero)
 {
 	size_t len = (n + SAMPZONE_PAGE - 1) & ~(size_t)(SAMPZONE_PAGE - 1);
 	if (len < n || len > z->large_bytes || big_reserve(z) < 0)
 		return NULL;
+	uintptr_t got;
+	size_t glen = cache_take(z, len, &got);
+	if (glen) {
+		big_put(z, got, glen);
+		z->live++;
+		z->cache_hits++;
+		if (zero)
+			memset((void *)got, 0, n);
+		return (void *)got;
+	}
 	uintptr_t region = z->base + z->small_bytes;
 	for (int tries = 0; tries < MAX_TRIES; tries++) {
 		if (z->cursor + len > z->large_bytes)
@@ -255,7 +298,7 @@ void *sampzone_alloc(struct sampzone *z, size_t n, size_t align, int zero, int n
 		if (n <= SAMPZONE_SMALL_MAX && z->small_bytes)
 			p = alloc_small(z, (uint32_t)((n + SAMPZONE_PAGE - 1) / SAMPZONE_PAGE), zero);
 		else
-			p = alloc_large(z, n);
+			p = alloc_large(z, n, zero);
 	}
 	if (!p)
 		z->refused++;
@@ -314,8 +357,12 @@ int sampzone_release(struct sampzone *z, void *p, int nested)
 	}
 	size_t len = z->big[i].len;
 	big_del(z, (size_t)i);
-	z->mapped -= len;
 	z->live--;
+	if (cache_put(z, (uintptr_t)p, len)) {
+		lockrank_unlock(&z->lock);
+		return 1;
+	}
+	z->mapped -= len;
 	lockrank_unlock(&z->lock);
 	/* outside the lock: a NOREPLACE attempt meanwhile only skips the address */
 	munmap(p, len);
@@ -324,6 +371,9 @@ int sampzone_release(struct sampzone *z, void *p, int nested)
 
 void sampzone_destroy(struct sampzone *z)
 {
+	for (size_t i = 0; i < z->cache_n; i++)
+		munmap((void *)z->cache[i].ptr, z->cache[i].len);
+	z->cache_n = z->cache_bytes = 0;
 	for (size_t i = 0; i < z->big_cap; i++)
 		if (z->big[i].ptr)
 			munmap((void *)z->big[i].ptr, z->big[i].len);

@@ -41,6 +41,12 @@
    block then costs at most 3 % of the bytes each sample stands for. */
 #define SAMPZONE_MIN_PERIOD ((uint64_t)128 * 1024)
 
+/* Released large mappings kept for reuse: at most this many, of at most SAMPZONE_CACHE_ONE
+   bytes each and SAMPZONE_CACHE_BYTES together (the rest are unmapped). */
+#define SAMPZONE_CACHE_SLOTS 64
+#define SAMPZONE_CACHE_ONE ((size_t)8 << 20)
+#define SAMPZONE_CACHE_BYTES ((size_t)64 << 20)
+
 struct sampzone_big {
 	uintptr_t ptr; /* 0 = empty slot */
 	size_t len;    /* mapped bytes */
@@ -58,10 +64,16 @@ struct sampzone {
 	uint32_t free_head[5]; /* per run length 1-4: first free run's page + 1, 0 = none */
 	size_t cursor;         /* the large region's bump cursor (offset in it) */
 	struct sampzone_big *big;
+	/* released large mappings kept for reuse (not unmapped): a large sampled block then
+	   costs neither mmap and munmap nor page faults, like the allocator's own heap */
+	struct sampzone_big cache[SAMPZONE_CACHE_SLOTS];
+	size_t cache_n, cache_bytes;
+	size_t cache_max;      /* SAMPZONE_CACHE_BYTES (tests set less) */
 	size_t big_cap, big_n; /* slots (a power of two), used */
 	int broken;            /* MAP_FIXED_NOREPLACE unsupported: the zone serves nothing */
 	/* statistics (under the lock; read racily) */
-	uint64_t mapped;       /* bytes mapped for blocks (slabs and large mappings) */
+	uint64_t mapped;       /* bytes mapped for blocks (slabs and large mappings, cached ones too) */
+	uint64_t cache_hits;   /* large blocks served from a cached mapping */
 	uint64_t index_bytes;  /* bytes mapped for the index */
 	uint64_t live;         /* blocks handed out and not released */
 	uint64_t refused;      /* requests the zone could not serve (caller falls back) */

@@ -168,6 +168,8 @@ void stats_json(struct outbuf *ob)
 	jsonw_u64(&w, "mapped_bytes", __atomic_load_n(&sampzone_main.mapped, __ATOMIC_RELAXED));
 	jsonw_u64(&w, "index_bytes", __atomic_load_n(&sampzone_main.index_bytes, __ATOMIC_RELAXED));
 	jsonw_u64(&w, "blocks_live", __atomic_load_n(&sampzone_main.live, __ATOMIC_RELAXED));
+	jsonw_u64(&w, "cached_bytes", __atomic_load_n(&sampzone_main.cache_bytes, __ATOMIC_RELAXED));
+	jsonw_u64(&w, "cache_hits", __atomic_load_n(&sampzone_main.cache_hits, __ATOMIC_RELAXED));
 	jsonw_u64(&w, "fallbacks", __atomic_load_n(&sampzone_main.refused, __ATOMIC_RELAXED));
 	jsonw_u64(&w, "leaked", __atomic_load_n(&sampzone_main.leaked, __ATOMIC_RELAXED));
 	jsonw_bool(&w, "filter_needed", __atomic_load_n(&real.filter_needed, __ATOMIC_RELAXED) != 0);

@@ -89,6 +89,25 @@ static void test_large(uintptr_t base)
 	memset(p, 7, MIB + 1);
 	CHECK(z.live == 1 && z.mapped == MIB + 4096);
 	CHECK(sampzone_release(&z, p, 0) == 1);
+	/* kept for reuse: the next block of a similar size gets the same pages, zeroed on request */
+	CHECK(mapped(p) && z.live == 0 && z.cache_n == 1 && z.cache_bytes == MIB + 4096,
+	      "a released large block is cached");
+	CHECK(sampzone_release(&z, p, 0) == 0, "a cached block is not live");
+	CHECK(sampzone_alloc(&z, 4 * MIB, 0, 0, 0) != p, "too large for the cached mapping");
+	CHECK(z.cache_n == 1);
+	sampzone_release(&z, (void *)(region + MIB + 4096), 0);
+	CHECK(z.cache_n == 2);
+	unsigned char *q = sampzone_alloc(&z, MIB - 5000, 0, 1, 0);
+	CHECK(q == p && z.cache_hits == 1 && q[0] == 0 && q[MIB - 5001] == 0,
+	      "reused with its pages, zeroed");
+	CHECK(sampzone_release(&z, q, 0) == 1);
+	/* without room in the cache a released block is unmapped */
+	sampzone_destroy(&z);
+	sampzone_init(&z, base, 8 * MIB, 64 * MIB);
+	z.cache_max = 0;
+	p = sampzone_alloc(&z, MIB + 1, 0, 0, 0);
+	CHECK((uintptr_t)p == region);
+	CHECK(sampzone_release(&z, p, 0) == 1);
 	CHECK(!mapped(p), "a released large block is unmapped");
 	CHECK(z.live == 0 && z.mapped == 0);
 	CHECK(sampzone_release(&z, p, 0) == 0);
