@@ -225,19 +225,24 @@ static void big_del(struct sampzone *z, size_t i)
    out of the cache; 0 if none. Its pages are the previous block's: not zero. */
 static size_t cache_take(struct sampzone *z, size_t len, uintptr_t *out)
 {
+	uint32_t want = (uint32_t)(len / SAMPZONE_PAGE), best_pages = UINT32_MAX;
 	size_t best = SIZE_MAX;
 	for (size_t i = 0; i < z->cache_n; i++) {
-		size_t l = z->cache[i].len;
-		if (l >= len && l - len <= len / 2 && (best == SIZE_MAX || l < z->cache[best].len))
+		uint32_t l = z->cache_pages[i];
+		if (l >= want && l - want <= want / 2 && l < best_pages) {
 			best = i;
+			best_pages = l;
+		}
 	}
 	if (best == SIZE_MAX)
 		return 0;
-	struct sampzone_big c = z->cache[best];
-	z->cache[best] = z->cache[--z->cache_n];
-	z->cache_bytes -= c.len;
-	*out = c.ptr;
-	return c.len;
+	*out = z->cache_ptr[best];
+	z->cache_n--;
+	z->cache_pages[best] = z->cache_pages[z->cache_n];
+	z->cache_ptr[best] = z->cache_ptr[z->cache_n];
+	size_t got = (size_t)best_pages * SAMPZONE_PAGE;
+	z->cache_bytes -= got;
+	return got;
 }
 
 /* Keeps a released mapping for reuse when there is room: 1 kept, 0 the caller unmaps it. */
@@ -246,8 +251,8 @@ static int cache_put(struct sampzone *z, uintptr_t p, size_t len)
 	if (len > SAMPZONE_CACHE_ONE || z->cache_n == SAMPZONE_CACHE_SLOTS ||
 	    z->cache_bytes + len > z->cache_max)
 		return 0;
-	z->cache[z->cache_n].ptr = p;
-	z->cache[z->cache_n].len = len;
+	z->cache_ptr[z->cache_n] = p;
+	z->cache_pages[z->cache_n] = (uint32_t)(len / SAMPZONE_PAGE);
 	z->cache_n++;
 	z->cache_bytes += len;
 	return 1;
@@ -372,7 +377,7 @@ int sampzone_release(struct sampzone *z, void *p, int nested)
 void sampzone_destroy(struct sampzone *z)
 {
 	for (size_t i = 0; i < z->cache_n; i++)
-		munmap((void *)z->cache[i].ptr, z->cache[i].len);
+		munmap((void *)z->cache_ptr[i], (size_t)z->cache_pages[i] * SAMPZONE_PAGE);
 	z->cache_n = z->cache_bytes = 0;
 	for (size_t i = 0; i < z->big_cap; i++)
 		if (z->big[i].ptr)
