@@ -155,8 +155,7 @@ void real_resolve(void)
 	resolving_here = 1;
 	/* the pool at the zone's base: free's range test covers it (sampzone.h) */
 	uintptr_t zb = sampzone_pick_base();
-	void *m = mmap((void *)zb, REAL_POOL_BYTES, PROT_READ | PROT_WRITE,
-	               MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	void *m = sampzone_map_exact(zb, REAL_POOL_BYTES);
 	if (m == (void *)zb) {
 		real_pool = m;
 		__atomic_store_n(&real.zone_base, zb, __ATOMIC_RELEASE);

@@ -15,6 +15,8 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "sys.h"
 
@@ -54,10 +56,26 @@ uintptr_t sampzone_pick_base(void)
 
 /* Maps len bytes exactly at hint: 0 done, 1 something is there, -1 failed (no memory, or a
    kernel that takes MAP_FIXED_NOREPLACE as a hint: then the zone is broken for good). */
+void *sampzone_map_exact(uintptr_t hint, size_t len)
+{
+#ifdef __SANITIZE_THREAD__
+	/* ThreadSanitizer's shadow memory covers the zone's range: no zone in its builds */
+	(void)hint;
+	(void)len;
+	errno = ENOMEM;
+	return MAP_FAILED;
+#else
+	/* the system call itself: a sanitizer's mmap interceptor aborts on an address in its
+	   shadow, where the kernel's NOREPLACE only refuses (EEXIST: its shadow is mapped) */
+	long r = syscall(SYS_mmap, hint, len, PROT_READ | PROT_WRITE,
+	                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	return r == -1 ? MAP_FAILED : (void *)r;
+#endif
+}
+
 static int map_at(struct sampzone *z, uintptr_t hint, size_t len)
 {
-	void *p = mmap((void *)hint, len, PROT_READ | PROT_WRITE,
-	               MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	void *p = sampzone_map_exact(hint, len);
 	if (p == MAP_FAILED)
 		return errno == EEXIST ? 1 : -1;
 	if ((uintptr_t)p != hint) {

@@ -87,6 +87,10 @@ extern struct sampzone sampzone_main __attribute__((visibility("hidden")));
 /* Prepares z over [base, base + small_bytes + large_bytes) (base page-aligned, small_bytes a
    multiple of SAMPZONE_SLAB; nothing is mapped yet). */
 void sampzone_init(struct sampzone *z, uintptr_t base, size_t small_bytes, size_t large_bytes);
+/* mmap(hint, len, read-write, private anonymous, MAP_FIXED_NOREPLACE) as a raw system call
+   (no sanitizer interceptor; MAP_FAILED with errno, always under ThreadSanitizer). The
+   result may differ from hint on a kernel without NOREPLACE: the caller checks. */
+void *sampzone_map_exact(uintptr_t hint, size_t len);
 /* A random 1 TiB-aligned base between 16 TiB and 64 TiB. */
 uintptr_t sampzone_pick_base(void);
 
