@@ -18,6 +18,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "../base/pages.h"
 #include "sys.h"
 
 #ifndef MAP_FIXED_NOREPLACE
@@ -108,9 +109,8 @@ static int new_slab(struct sampzone *z)
 {
 	if (!z->meta) {
 		size_t mb = z->small_bytes / SAMPZONE_PAGE * sizeof(uint32_t);
-		void *m = mmap(NULL, mb, PROT_READ | PROT_WRITE,
-		               MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-		if (m == MAP_FAILED)
+		void *m = pages_map(mb);
+		if (!m)
 			return -1;
 		z->meta_bytes = mb;
 		z->index_bytes += mb;
@@ -183,8 +183,8 @@ static int big_reserve(struct sampzone *z)
 		return 0;
 	size_t ncap = z->big_cap ? z->big_cap * 2 : BIG_MIN_SLOTS;
 	size_t nb = ncap * sizeof(struct sampzone_big);
-	void *m = mmap(NULL, nb, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (m == MAP_FAILED)
+	void *m = pages_map(nb);
+	if (!m)
 		return -1;
 	struct sampzone_big *old = z->big;
 	size_t ocap = z->big_cap;
@@ -194,10 +194,8 @@ static int big_reserve(struct sampzone *z)
 	for (size_t i = 0; i < ocap; i++)
 		if (old[i].ptr)
 			big_put(z, old[i].ptr, old[i].len);
-	if (old) {
-		munmap(old, ocap * sizeof *old);
-		z->index_bytes -= ocap * sizeof *old;
-	}
+	pages_unmap(old, ocap * sizeof *old);
+	z->index_bytes -= ocap * sizeof *old;
 	z->index_bytes += nb;
 	return 0;
 }
@@ -400,12 +398,10 @@ void sampzone_destroy(struct sampzone *z)
 	for (size_t i = 0; i < z->big_cap; i++)
 		if (z->big[i].ptr)
 			munmap((void *)z->big[i].ptr, z->big[i].len);
-	if (z->big)
-		munmap(z->big, z->big_cap * sizeof *z->big);
+	pages_unmap(z->big, z->big_cap * sizeof *z->big);
 	if (z->slab_next)
 		munmap((void *)z->base, z->slab_next); /* skipped slots too: see sampzone.h */
-	if (z->meta)
-		munmap(z->meta, z->meta_bytes);
+	pages_unmap(z->meta, z->meta_bytes);
 	z->big = NULL;
 	z->meta = NULL;
 	z->big_cap = z->big_n = 0;
