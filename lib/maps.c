@@ -36,6 +36,8 @@ struct unloaded {
 };
 
 static struct unloaded unloaded[MAX_UNLOADED];
+static uint64_t unloads_unmoved; /* segments not moved: every slot taken (atomic) */
+static int log_once_unloaded;
 static size_t nunloaded; /* atomic: slots claimed */
 
 struct object {
@@ -358,8 +360,14 @@ size_t maps_commit_unload(const struct maps_unload *u, struct maps_remap *out, s
 		const struct unloaded *r = same_segment(&want);
 		if (!r) {
 			size_t slot = __atomic_fetch_add(&nunloaded, 1, __ATOMIC_ACQ_REL);
-			if (slot >= MAX_UNLOADED)
+			if (slot >= MAX_UNLOADED) {
+				__atomic_fetch_add(&unloads_unmoved, u->nseg - k, __ATOMIC_RELAXED);
+				sys_log_once(&log_once_unloaded, "more unloaded library segments than ",
+				             "the table of unloaded objects holds: later ones keep their "
+				             "addresses and may be charged to a library loaded there",
+				             " (counted: sampler.segments_not_moved_at_dlclose)");
 				break;
+			}
 			struct unloaded *nu = &unloaded[slot];
 			*nu = want;
 			nu->synth = SYNTH_BASE + ((uint64_t)slot << SYNTH_SLOT_LG);
@@ -377,6 +385,11 @@ uintptr_t maps_remap_pc(uintptr_t pc, const struct maps_remap *r, size_t n)
 		if (pc >= r[i].start && pc < r[i].limit)
 			return (uintptr_t)(r[i].to + (pc - r[i].start));
 	return pc;
+}
+
+uint64_t maps_unloads_unmoved(void)
+{
+	return __atomic_load_n(&unloads_unmoved, __ATOMIC_RELAXED);
 }
 
 size_t maps_unloaded_count(void)

@@ -69,6 +69,9 @@ size_t maps_commit_unload(const struct maps_unload *u, struct maps_remap *out, s
 uintptr_t maps_remap_pc(uintptr_t pc, const struct maps_remap *r, size_t n);
 
 /* Number of unloaded objects recorded so far. */
+/* Segments of unloaded objects left at their addresses because the table of unloaded objects
+   was full (their frames may then be charged to a library loaded there later). */
+uint64_t maps_unloads_unmoved(void);
 size_t maps_unloaded_count(void);
 
 /* Finds the GNU build ID in a loaded object's program headers; returns its length (0 when

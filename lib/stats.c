@@ -20,6 +20,7 @@
 #include "peakprof.h"
 #include "options.h"
 #include "real.h"
+#include "maps.h"
 #include "sampzone.h"
 #include "threads.h"
 #include "trigger.h"
@@ -154,6 +155,7 @@ void stats_json(struct outbuf *ob)
 	jsonw_u64(&w, "truncated_bytes_estimate", trunc_bytes);
 	jsonw_u64(&w, "unwind_failed", unwind_failed);
 	jsonw_u64(&w, "stacks_moved_at_dlclose", moved);
+	jsonw_u64(&w, "segments_not_moved_at_dlclose", maps_unloads_unmoved());
 	jsonw_u64(&w, "reentrant_calls", __atomic_load_n(&core.reentrant, __ATOMIC_RELAXED));
 	struct cfi_counts cc;
 	cfi_get_counts(&cc);
