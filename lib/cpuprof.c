@@ -356,6 +356,17 @@ static void write_run_files(void)
 	}
 }
 
+/* <base><extension of run_kinds[i]> into path[DUMP_PATH_MAX]: 0, or -ENAMETOOLONG. */
+static int beside_path(char *path, const char *base, size_t i)
+{
+	struct outbuf ob;
+	outbuf_init(&ob, path, DUMP_PATH_MAX - 1, -1);
+	outbuf_puts(&ob, base);
+	outbuf_puts(&ob, run_kinds[i].ext);
+	path[ob.len] = 0;
+	return ob.truncated ? -ENAMETOOLONG : 0;
+}
+
 int cpuprof_dump_beside(const char *base)
 {
 	const struct options *o = options_get();
@@ -367,12 +378,9 @@ int cpuprof_dump_beside(const char *base)
 		if (!(fmts & run_kinds[i].fmt))
 			continue;
 		char path[DUMP_PATH_MAX];
-		struct outbuf ob;
-		outbuf_init(&ob, path, sizeof path - 1, -1);
-		outbuf_puts(&ob, base);
-		outbuf_puts(&ob, run_kinds[i].ext);
-		path[ob.len] = 0;
-		rc = ob.truncated ? -ENAMETOOLONG : write_path(&run_s, path, run_kinds[i].fmt);
+		rc = beside_path(path, base, i);
+		if (rc == 0)
+			rc = write_path(&run_s, path, run_kinds[i].fmt);
 	}
 	lockrank_unlock(&lock);
 	return rc;
@@ -382,12 +390,7 @@ void cpuprof_unlink_beside(const char *base)
 {
 	for (size_t i = 0; i < sizeof run_kinds / sizeof run_kinds[0]; i++) {
 		char path[DUMP_PATH_MAX];
-		struct outbuf ob;
-		outbuf_init(&ob, path, sizeof path - 1, -1);
-		outbuf_puts(&ob, base);
-		outbuf_puts(&ob, run_kinds[i].ext);
-		path[ob.len] = 0;
-		if (!ob.truncated)
+		if (beside_path(path, base, i) == 0)
 			unlink(path);
 	}
 }
