@@ -18,6 +18,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "../base/bisect.h"
 #include "../base/pages.h"
 #include "sys.h"
 
@@ -237,26 +238,27 @@ static void big_del(struct sampzone *z, size_t i)
 	}
 }
 
-/* A cached mapping of at least len bytes and at most half as much again (best fit), taken
-   out of the cache; 0 if none. Its pages are the previous block's: not zero. */
+/* The cache is kept sorted by length (cache_pages ascending): a take or a put is one binary
+   search and one move of the entries after it, not a scan of every slot. */
+static uint64_t cache_key(const void *ctx, size_t i)
+{
+	return ((const struct sampzone *)ctx)->cache_pages[i];
+}
+
+/* A cached mapping of at least len bytes and at most half as much again (the smallest such:
+   best fit), taken out of the cache; 0 if none. Its pages are the previous block's: not zero. */
 static size_t cache_take(struct sampzone *z, size_t len, uintptr_t *out)
 {
-	uint32_t want = (uint32_t)(len / SAMPZONE_PAGE), best_pages = UINT32_MAX;
-	size_t best = SIZE_MAX;
-	for (size_t i = 0; i < z->cache_n; i++) {
-		uint32_t l = z->cache_pages[i];
-		if (l >= want && l - want <= want / 2 && l < best_pages) {
-			best = i;
-			best_pages = l;
-		}
-	}
-	if (best == SIZE_MAX)
+	uint32_t want = (uint32_t)(len / SAMPZONE_PAGE);
+	size_t i = bisect_count_lt(z->cache_n, want, cache_key, z);
+	if (i == z->cache_n || z->cache_pages[i] - want > want / 2)
 		return 0;
-	*out = z->cache_ptr[best];
+	size_t got = (size_t)z->cache_pages[i] * SAMPZONE_PAGE;
+	*out = z->cache_ptr[i];
+	size_t after = z->cache_n - i - 1;
+	memmove(&z->cache_pages[i], &z->cache_pages[i + 1], after * sizeof z->cache_pages[0]);
+	memmove(&z->cache_ptr[i], &z->cache_ptr[i + 1], after * sizeof z->cache_ptr[0]);
 	z->cache_n--;
-	z->cache_pages[best] = z->cache_pages[z->cache_n];
-	z->cache_ptr[best] = z->cache_ptr[z->cache_n];
-	size_t got = (size_t)best_pages * SAMPZONE_PAGE;
 	z->cache_bytes -= got;
 	return got;
 }
@@ -267,8 +269,13 @@ static int cache_put(struct sampzone *z, uintptr_t p, size_t len)
 	if (len > SAMPZONE_CACHE_ONE || z->cache_n == SAMPZONE_CACHE_SLOTS ||
 	    z->cache_bytes + len > z->cache_max)
 		return 0;
-	z->cache_ptr[z->cache_n] = p;
-	z->cache_pages[z->cache_n] = (uint32_t)(len / SAMPZONE_PAGE);
+	uint32_t pages = (uint32_t)(len / SAMPZONE_PAGE);
+	size_t i = bisect_count_le(z->cache_n, pages, cache_key, z);
+	size_t after = z->cache_n - i;
+	memmove(&z->cache_pages[i + 1], &z->cache_pages[i], after * sizeof z->cache_pages[0]);
+	memmove(&z->cache_ptr[i + 1], &z->cache_ptr[i], after * sizeof z->cache_ptr[0]);
+	z->cache_pages[i] = pages;
+	z->cache_ptr[i] = p;
 	z->cache_n++;
 	z->cache_bytes += len;
 	return 1;

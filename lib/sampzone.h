@@ -66,7 +66,7 @@ struct sampzone {
 	struct sampzone_big *big;
 	/* released large mappings kept for reuse (not unmapped): a large sampled block then
 	   costs neither mmap and munmap nor page faults, like the allocator's own heap */
-	uint32_t cache_pages[SAMPZONE_CACHE_SLOTS]; /* lengths in pages: 4 cache lines to scan */
+	uint32_t cache_pages[SAMPZONE_CACHE_SLOTS]; /* lengths in pages, ascending (sampzone.c) */
 	uintptr_t cache_ptr[SAMPZONE_CACHE_SLOTS];
 	size_t cache_n, cache_bytes;
 	size_t cache_max;      /* SAMPZONE_CACHE_BYTES (tests set less) */

@@ -267,6 +267,42 @@ static void test_threads(uintptr_t base)
 	sampzone_destroy(&shared);
 }
 
+/* The mapping cache serves the best fit whatever order blocks were released in: 40 blocks of
+   5..44 pages released shuffled, then requests of every size get the smallest cached mapping
+   that holds them (within 1.5x), and the cache stays ordered. */
+static void test_cache_fit(uintptr_t base)
+{
+	struct sampzone z;
+	sampzone_init(&z, base, 8 * MIB, 64 * MIB);
+	enum { N = 40 };
+	uintptr_t blk[N];
+	for (int i = 0; i < N; i++) {
+		blk[i] = (uintptr_t)sampzone_alloc(&z, (size_t)(5 + i) * 4096, 0, 0, 0);
+		CHECK(blk[i] != 0);
+	}
+	/* release in the order 7, 14, 21, ... (mod 40: 7 is prime to it) */
+	for (int k = 0; k < N; k++) {
+		int i = (k * 7) % N;
+		CHECK(sampzone_release(&z, (void *)blk[i], 0) == 1);
+	}
+	CHECK(z.cache_n == N, "all %d cached (%zu)", N, z.cache_n);
+	for (size_t i = 1; i < z.cache_n; i++)
+		CHECK(z.cache_pages[i - 1] <= z.cache_pages[i], "cache ordered at %zu", i);
+	/* 45 pages: no cached mapping holds it (the largest is 44): a new mapping */
+	void *p = sampzone_alloc(&z, 45 * 4096, 0, 0, 0);
+	CHECK(p && z.cache_hits == 0 && z.cache_n == N, "nothing cached is large enough");
+	/* 20 pages: exactly the block of 20 (index 15) */
+	CHECK((uintptr_t)sampzone_alloc(&z, 20 * 4096 - 100, 0, 0, 0) == blk[15], "best fit 20");
+	/* 20 again: the 21-page block is the best left */
+	CHECK((uintptr_t)sampzone_alloc(&z, 20 * 4096, 0, 0, 0) == blk[16], "next best 21");
+	/* 4 pages is a small block, not the cache's; 5 pages takes the 5-page block */
+	CHECK((uintptr_t)sampzone_alloc(&z, 5 * 4096, 0, 0, 0) == blk[0], "best fit 5");
+	CHECK(z.cache_hits == 3 && z.cache_n == N - 3);
+	for (size_t i = 1; i < z.cache_n; i++)
+		CHECK(z.cache_pages[i - 1] <= z.cache_pages[i], "cache still ordered at %zu", i);
+	sampzone_destroy(&z);
+}
+
 int main(void)
 {
 	uintptr_t base = sampzone_pick_base();
@@ -276,6 +312,7 @@ int main(void)
 	      "NULL is not in the empty zone's range");
 	test_small(base);
 	test_large(base + ((uintptr_t)1 << 30));
+	test_cache_fit(base + ((uintptr_t)3 << 30));
 	test_many(base + ((uintptr_t)2 << 30));
 	test_threads(base + ((uintptr_t)4 << 30));
 	return check_finish("lib_sampzone");
