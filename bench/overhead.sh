@@ -11,7 +11,7 @@
 # it is steadier than wall time. For
 # mallocbench the wall column is its own clock (best of 5 rounds in the process, 0.1 ms
 # resolution) instead of GNU time's 10 ms, which is coarser than the effect on a 0.2 s run;
-# it runs with 4 threads (more than this machine's 2 cores) and with 2, MB_REPS times
+# it runs with 4 threads (more than this machine's 2 cores), with 2 and with 1, MB_REPS times
 # (4 REPS + 1), and "x paired" is the median of per-round ratios. Then a
 # peak-RSS check on a 1 GiB live heap (heaptap within 10% of unprofiled).
 # It is a benchmark, not a test: it prints numbers; it fails only when the RSS check fails.
@@ -55,7 +55,7 @@ for rnd in range(2):
 print(s)
 PY
 
-configs=(none heaptap heaptap-oom heaptap-peak heaptap-push1s heaptap-push15s jemalloc jemalloc-prof tcmalloc tcmalloc-heapprof heaptrack)
+configs=(none heaptap heaptap-nozone heaptap-oom heaptap-peak heaptap-push1s heaptap-push15s jemalloc jemalloc-prof tcmalloc tcmalloc-heapprof heaptrack)
 have() {
 	case $1 in
 	heaptap-push*) [ -f "$LIB" ] && [ -n "$PUSH_PORT" ] ;;
@@ -75,6 +75,9 @@ run() {
 	case $cfg in
 	none) pre=(env) ;;
 	heaptap) pre=(env LD_PRELOAD="$LIB" HEAPTAP_CONF="prof_prefix:$T/d/ht") ;;
+	# without the sampled-object zone: sampled blocks stay in the allocator's heap (the zone
+	# also takes them off its arena and mmap paths, which can make heaptap faster than none)
+	heaptap-nozone) pre=(env LD_PRELOAD="$LIB" HEAPTAP_CONF="prof_prefix:$T/d/ht,prof_zone:false") ;;
 	# the memory-pressure watch (a check every 100 ms on the collector's thread) and the peak
 	# profile (a copy of the live sums at every 10 % of growth), at the default rate
 	heaptap-oom) pre=(env LD_PRELOAD="$LIB" HEAPTAP_CONF="prof_prefix:$T/d/ht,prof_oom:true") ;;
@@ -148,6 +151,7 @@ bench() { # NAME REPS CMD...
 
 bench mallocbench "$MB_REPS" "$B/mallocbench" -t 4 -n 300000 -r 5
 bench mallocbench-2t "$MB_REPS" "$B/mallocbench" -t 2 -n 300000 -r 5
+bench mallocbench-1t "$MB_REPS" "$B/mallocbench" -t 1 -n 600000 -r 5
 if [ -x "$PY" ]; then
 	PYTHONMALLOC=malloc bench python "$REPS" "$PY" "$T/work.py"
 else

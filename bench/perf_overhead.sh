@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # bench/perf_overhead.sh - the collector's overhead on bench/mallocbench, measured two ways:
 # (1) callgrind instruction counts (deterministic: noise-free on a shared machine) of one
-# thread, plain and preloaded, per malloc-family call; (2) wall-time medians of N interleaved
+# thread, plain, under the do-nothing interposer and under heaptap, per operation in the steady
+# state (start-up cancels); (2) wall-time medians of N interleaved
 # runs with 1 and 2 threads of: glibc, glibc under a do-nothing interposer
 # (bench/null_interposer.c: the extra call level any LD_PRELOAD profiler pays, so heaptap's
 # own cost is its ratio to this one), glibc + heaptap, jemalloc, jemalloc prof:true (its own
@@ -14,7 +15,8 @@
 # Env: N (runs, 9), OPS (ops per thread, 300000), R (rounds per run, best one kept: 5),
 # THREADS (the thread counts, "1 2"),
 # CG=0 skips callgrind, LIB, BASE, NAMES
-# (the configurations to run, e.g. "plain base heaptap").
+# (the configurations to run, e.g. "plain base heaptap"; "nozone" is heaptap with
+# prof_zone:false, sampled blocks left in glibc's heap, not run unless named).
 set -u
 cd "$(dirname "$0")/.."
 n=${N:-9}
@@ -33,23 +35,37 @@ cc -std=gnu11 -O2 -g -Wall -Wextra -Werror -fPIC -shared -o "$B/null_interposer.
 HT_CONF=prof_final:false
 
 if [ "${CG:-1}" != 0 ] && command -v valgrind >/dev/null; then
+	# marginal instructions: the run of 3 x cgops minus the run of cgops, so start-up (the
+	# collector's initialisation, the loader) cancels and what is left is the steady state
 	cgops=200000
-	echo "== callgrind, mallocbench -t 1 -n $cgops (instructions of the whole run)"
+	echo "== callgrind, mallocbench -t 1: instructions per operation in the steady state" \
+		"(-n $((3 * cgops)) minus -n $cgops)"
 	cg() { valgrind --tool=callgrind --callgrind-out-file="$T/cg.$1.%p" --trace-children=yes "${@:2}" 2>&1 |
 		sed -n 's/.*I *refs: *//p' | tr -d , | tail -1; }
-	p=$(cg plain "$B/mallocbench" -t 1 -n $cgops)
-	h=$(cg ht env HEAPTAP_CONF=$HT_CONF LD_PRELOAD="$lib" "$B/mallocbench" -t 1 -n $cgops)
-	z=$(cg null env LD_PRELOAD="$B/null_interposer.so" "$B/mallocbench" -t 1 -n $cgops)
-	echo "plain $p, heaptap $h: +$(( (h - p) )) instructions, x$(echo "scale=4; $h / $p" | bc)"
-	echo "null interposer $z: +$(( (z - p) )) instructions, x$(echo "scale=4; $z / $p" | bc)"
+	# cgm NAME CMD...: prints the marginal instructions of 2 x cgops operations
+	cgm() {
+		local a b
+		a=$(cg "$1.1" "${@:2}" "$B/mallocbench" -t 1 -n $cgops)
+		b=$(cg "$1.3" "${@:2}" "$B/mallocbench" -t 1 -n $((3 * cgops)))
+		echo $((b - a))
+	}
+	p=$(cgm plain env)
+	z=$(cgm null env LD_PRELOAD="$B/null_interposer.so")
+	h=$(cgm ht env HEAPTAP_CONF=$HT_CONF LD_PRELOAD="$lib")
+	ops=$((2 * cgops))
+	echo "plain   $(echo "scale=1; $p / $ops" | bc) instructions/op"
+	echo "null    $(echo "scale=1; $z / $ops" | bc) instructions/op  x$(echo "scale=4; $z / $p" | bc) of plain"
+	echo "heaptap $(echo "scale=1; $h / $ops" | bc) instructions/op  x$(echo "scale=4; $h / $p" | bc) of plain, x$(echo "scale=4; $h / $z" | bc) of null"
 	if [ -n "$base" ]; then
-		b=$(cg base env HEAPTAP_CONF=$HT_CONF LD_PRELOAD="$base" "$B/mallocbench" -t 1 -n $cgops)
-		echo "base heaptap $b: +$(( (b - p) )) instructions, x$(echo "scale=4; $b / $p" | bc)"
+		b=$(cgm base env HEAPTAP_CONF=$HT_CONF LD_PRELOAD="$base")
+		echo "base    $(echo "scale=1; $b / $ops" | bc) instructions/op  x$(echo "scale=4; $b / $p" | bc) of plain"
 	fi
-	# per-call self cost of the interposers (what the fast paths execute)
-	f=$(ls "$T"/cg.ht.* | tail -1)
-	callgrind_annotate "$f" 2>/dev/null | grep -E '\?\?\?:(malloc|free|realloc|core_[a-z_]*) |record|forget|livetab' | head -12
+	# per-call self cost of the interposers (what the fast paths execute), longer run
+	f=$(ls "$T"/cg.ht.3.* | tail -1)
+	callgrind_annotate "$f" 2>/dev/null | grep -E '\?\?\?:(malloc|free|realloc|core_[a-z_]*) |record|forget|livetab|sampzone' | head -14
 fi
+
+[ "$n" -gt 0 ] || exit 0 # N=0: the instruction counts only
 
 # cmd NAME THREADS: sets the array c to the command of one mallocbench run of configuration NAME
 cmd() {
@@ -59,6 +75,7 @@ cmd() {
 	null) c=(env LD_PRELOAD="$B/null_interposer.so" "${mb[@]}") ;;
 	heaptap) c=(env HEAPTAP_CONF="$HT_CONF" LD_PRELOAD="$lib" "${mb[@]}") ;;
 	base) c=(env HEAPTAP_CONF="$HT_CONF" LD_PRELOAD="$base" "${mb[@]}") ;;
+	nozone) c=(env HEAPTAP_CONF="$HT_CONF,prof_zone:false" LD_PRELOAD="$lib" "${mb[@]}") ;;
 	jemalloc) c=(env LD_PRELOAD="$je" "${mb[@]}") ;;
 	jeprof) c=(env LD_PRELOAD="$je" MALLOC_CONF=prof:true,prof_final:false "${mb[@]}") ;;
 	htje) c=(env HEAPTAP_CONF="$HT_CONF" LD_PRELOAD="$lib $je" "${mb[@]}") ;;
@@ -107,7 +124,7 @@ for t in ${THREADS:-1 2}; do
 		case $k in
 		plain) echo "plain     $v s" ;;
 		null) echo "null      $v s  x$(echo "scale=3; $v / $m_plain" | bc) vs plain (do-nothing interposer: the floor; per-round x$(rr null plain))" ;;
-		heaptap|base) echo "$k $v s  x$(echo "scale=3; $v / $m_plain" | bc) vs plain (median of per-round ratios x$(rr "$k" plain)$(
+		heaptap|base|nozone) echo "$k $v s  x$(echo "scale=3; $v / $m_plain" | bc) vs plain (median of per-round ratios x$(rr "$k" plain)$(
 			case " $names " in *" null "*) echo "; over the floor x$(rr "$k" null)" ;; esac))" ;;
 		jemalloc) echo "jemalloc  $v s" ;;
 		jeprof) echo "jeprof    $v s  x$(echo "scale=3; $v / $m_jemalloc" | bc) vs jemalloc (jemalloc's profiler; per-round x$(rr jeprof jemalloc))" ;;

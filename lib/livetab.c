@@ -284,14 +284,15 @@ int livetab_insert(struct livetab *t, const struct live_entry *e, struct live_en
 	r->ptr = e->ptr;
 	r->stack = e->stack;
 	r->thread = e->thread;
-	r->next = 0;
 	if (set_size(t, r, e) < 0) {
 		recstore_free(&t->recs, i);
 		t->dropped_nomem++;
 		return fail;
 	}
-	uint32_t *link = find_link(t, e->ptr); /* the chain's terminating 0 */
-	*link = i;
+	/* at the chain's head: the remove above walked it already */
+	uint32_t *head = linhash_head(&t->index, hash_ptr(e->ptr));
+	r->next = *head;
+	*head = i;
 	t->n++;
 	filter_inc(e->ptr);
 	if (t->n * LOAD_DEN > t->index.nbuckets * LOAD_NUM)
