@@ -52,13 +52,13 @@ if [ "${CG:-1}" != 0 ] && command -v valgrind >/dev/null; then
 	p=$(cgm plain env)
 	z=$(cgm null env LD_PRELOAD="$B/null_interposer.so")
 	h=$(cgm ht env HEAPTAP_CONF=$HT_CONF LD_PRELOAD="$lib")
-	ops=$((2 * cgops))
-	echo "plain   $(echo "scale=1; $p / $ops" | bc) instructions/op"
-	echo "null    $(echo "scale=1; $z / $ops" | bc) instructions/op  x$(echo "scale=4; $z / $p" | bc) of plain"
-	echo "heaptap $(echo "scale=1; $h / $ops" | bc) instructions/op  x$(echo "scale=4; $h / $p" | bc) of plain, x$(echo "scale=4; $h / $z" | bc) of null"
+	cgn=$((2 * cgops))
+	echo "plain   $(echo "scale=1; $p / $cgn" | bc) instructions/op"
+	echo "null    $(echo "scale=1; $z / $cgn" | bc) instructions/op  x$(echo "scale=4; $z / $p" | bc) of plain"
+	echo "heaptap $(echo "scale=1; $h / $cgn" | bc) instructions/op  x$(echo "scale=4; $h / $p" | bc) of plain, x$(echo "scale=4; $h / $z" | bc) of null"
 	if [ -n "$base" ]; then
 		b=$(cgm base env HEAPTAP_CONF=$HT_CONF LD_PRELOAD="$base")
-		echo "base    $(echo "scale=1; $b / $ops" | bc) instructions/op  x$(echo "scale=4; $b / $p" | bc) of plain"
+		echo "base    $(echo "scale=1; $b / $cgn" | bc) instructions/op  x$(echo "scale=4; $b / $p" | bc) of plain"
 	fi
 	# per-call self cost of the interposers (what the fast paths execute), longer run
 	f=$(ls "$T"/cg.ht.3.* | tail -1)

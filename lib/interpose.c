@@ -101,9 +101,12 @@ HEAPTAP_TEXT EXPORT void *calloc(size_t nmemb, size_t size)
 
 HEAPTAP_TEXT EXPORT void *realloc(void *p, size_t n)
 {
-	/* zone blocks; p == NULL and pool blocks hit the filter (pinned); n == 0 wraps: all go
-	   slow. The filter is kept whether free reads it or not (livetab.h). */
-	if (likely(!in_zone(p) && !livetab_maybe_sampled(p)) && core_fast_take(FN_REALLOC, n))
+	/* zone blocks (the bootstrap pool's too), p == NULL and n == 0 (wraps) go slow. As in
+	   free, the filter is asked only once a sampled block may live outside the zone (its
+	   load was most of this path's cost); it is kept either way (livetab.h). */
+	if (likely(p && !in_zone(p) &&
+	           (!real.filter_needed || !livetab_maybe_sampled(p))) &&
+	    core_fast_take(FN_REALLOC, n))
 		return real.realloc(p, n);
 	return core_realloc_slow(p, n);
 }
