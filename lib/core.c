@@ -601,7 +601,9 @@ HEAPTAP_TEXT static void *alloc_slow(enum interposed_fn fn, size_t n, size_t ali
 	tstate_enter();
 	uint64_t c = n ? n : 1;
 	int sample = account(t, c);
-	tstate_count(t, fn, c);
+	tstate_count(t, fn);
+	if (core_exact.on)
+		tstate_count_size(t, c);
 	void *p = NULL;
 	if (sample && !alloc && zone_wanted())
 		p = sampzone_alloc(&sampzone_main, (size_t)c, align, fn == FN_CALLOC, 0);
@@ -767,7 +769,9 @@ HEAPTAP_TEXT void *core_realloc_slow(void *p, size_t n)
 	tstate_enter();
 	uint64_t c = n ? n : 1;
 	int sample = n ? account(t, c) : 0;
-	tstate_count(t, FN_REALLOC, c);
+	tstate_count(t, FN_REALLOC);
+	if (core_exact.on)
+		tstate_count_size(t, c);
 	int to_zone = sample && zone_wanted();
 	void *q = zold || to_zone ? zone_move(p, zold, n, to_zone, 0) : exact_realloc(p, n);
 	if (!q && n && had)

@@ -39,7 +39,7 @@ static inline __attribute__((always_inline)) int core_fast_take(enum interposed_
 	struct tstate *t = &tstate_tls;
 	if (likely(c - 1 < t->until)) {
 		t->until -= c;
-		tstate_count(t, fn, c);
+		tstate_count(t, fn);
 		return 1;
 	}
 	return 0;

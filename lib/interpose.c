@@ -24,7 +24,7 @@
 
 #define EXPORT HEAPTAP_EXPORT
 
-/* malloc: one counter (malloc_hist counts calls and sizes at once) and no clamp. */
+/* malloc: the countdown and one call counter (tstate.h). */
 HEAPTAP_TEXT EXPORT void *malloc(size_t n)
 {
 	if (core_fast_take(FN_MALLOC, n))

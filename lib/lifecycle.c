@@ -155,10 +155,7 @@ static void start_triggers(const struct options *o)
    the slow path's count of calls from inside the profiler). */
 static uint64_t malloc_calls_seen(void)
 {
-	uint64_t n = __atomic_load_n(&core.reentrant, __ATOMIC_RELAXED);
-	for (int i = 0; i < 64; i++)
-		n += tstate_tls.malloc_hist[i];
-	return n;
+	return __atomic_load_n(&core.reentrant, __ATOMIC_RELAXED) + tstate_tls.calls[FN_MALLOC];
 }
 
 /*

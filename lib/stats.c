@@ -137,10 +137,13 @@ void stats_json(struct outbuf *ob)
 		jsonw_u64(&w, fn_names[i], ts.calls[i]);
 	jsonw_object_end(&w);
 	jsonw_u64(&w, "allocated_bytes", ts.nbytes);
-	jsonw_array_begin(&w, "size_histogram_log2");
-	for (int i = 0; i < TSTATE_HIST_BUCKETS; i++)
-		jsonw_u64(&w, NULL, ts.hist[i]);
-	jsonw_array_end(&w);
+	if (__atomic_load_n(&core_exact.on, __ATOMIC_ACQUIRE)) {
+		/* kept only with stats_exact (every request on the slow path: tstate.h) */
+		jsonw_array_begin(&w, "size_histogram_log2");
+		for (int i = 0; i < TSTATE_HIST_BUCKETS; i++)
+			jsonw_u64(&w, NULL, ts.hist[i]);
+		jsonw_array_end(&w);
+	}
 
 	jsonw_object_begin(&w, "sampler");
 	jsonw_u64(&w, "samples", samples);

@@ -44,7 +44,7 @@ static uint64_t bytes_of(const struct tstate *t)
 	return n + (armed > until ? armed - until : 0);
 }
 
-/* Adds t's counters to calls, hist and *nbytes (malloc's are only in malloc_hist: tstate.h). */
+/* Adds t's counters to calls, hist and *nbytes. */
 static void add_thread(uint64_t calls[FN_COUNT], uint64_t hist[TSTATE_HIST_BUCKETS],
                        uint64_t *nbytes, const struct tstate *t)
 {
@@ -52,11 +52,6 @@ static void add_thread(uint64_t calls[FN_COUNT], uint64_t hist[TSTATE_HIST_BUCKE
 		calls[i] += __atomic_load_n(&t->calls[i], __ATOMIC_RELAXED);
 	for (int i = 0; i < TSTATE_HIST_BUCKETS; i++)
 		hist[i] += __atomic_load_n(&t->hist[i], __ATOMIC_RELAXED);
-	for (unsigned i = 0; i < 64; i++) {
-		uint64_t v = __atomic_load_n(&t->malloc_hist[i], __ATOMIC_RELAXED);
-		calls[FN_MALLOC] += v;
-		hist[i < TSTATE_HIST_BUCKETS ? i : TSTATE_HIST_BUCKETS - 1] += v;
-	}
 	*nbytes += bytes_of(t);
 }
 
@@ -74,7 +69,6 @@ void threads_unregister(struct tstate *t)
 	/* what it allocates from now on is not counted again */
 	memset(t->calls, 0, sizeof t->calls);
 	memset(t->hist, 0, sizeof t->hist);
-	memset(t->malloc_hist, 0, sizeof t->malloc_hist);
 	t->nbytes = 0;
 	lockrank_unlock(&reg_lock);
 }

@@ -27,16 +27,15 @@ enum interposed_fn {
  * One thread's state. The fast path lets a request of n >= 1 bytes through when n - 1 < until
  * (unsigned), then subtracts n: `until` is one less than the bytes left before the next
  * slow-path event, so 0 means "go slow" and a request of 0 bytes (n - 1 wraps) always goes
- * slow, without a branch or a cmov for it. malloc's requests are counted only in malloc_hist
- * (indexed by floor(log2 n), 64 entries: no clamp), so the malloc fast path does one
- * increment for both its call count and its size histogram; threads.c adds malloc_hist into
- * calls and hist when it sums.
+ * slow, without a branch or a cmov for it. The fast paths count calls only: the size
+ * histogram is kept on the slow path, and only with stats_exact, which sends every request
+ * there (its increment on malloc's fast path, a bsr and a second read-modify-write, was ~1 %
+ * of a malloc-heavy program's CPU time: docs/INTERNALS.md "Fast-path cost").
  */
 struct tstate {
 	uint64_t until;        /* bytes before the next slow-path event, minus 1; 0 = go slow */
-	uint64_t calls[FN_COUNT]; /* calls[FN_MALLOC] stays 0: see malloc_hist */
-	uint64_t hist[TSTATE_HIST_BUCKETS]; /* requests by floor(log2(size)), except malloc's */
-	uint64_t malloc_hist[64]; /* malloc requests by floor(log2(size)) */
+	uint64_t calls[FN_COUNT]; /* calls per interposed function */
+	uint64_t hist[TSTATE_HIST_BUCKETS]; /* requests by floor(log2(size)): stats_exact only */
 	/* slow-path only below */
 	uint64_t armed;        /* value `until` had when last armed (bytes consumed = armed - until) */
 	uint64_t sample_left;  /* bytes before the next sample */
@@ -62,16 +61,17 @@ static inline unsigned tstate_hist_bucket(size_t n)
 	return b < TSTATE_HIST_BUCKETS ? b : TSTATE_HIST_BUCKETS - 1;
 }
 
-/* Counts one request of c >= 1 bytes made through fn. With fn a constant the branch folds. */
+/* Counts one call of fn (the fast paths' one counter). */
 static inline __attribute__((always_inline)) void tstate_count(struct tstate *t,
-                                                               enum interposed_fn fn, uint64_t c)
+                                                               enum interposed_fn fn)
 {
-	if (fn == FN_MALLOC) {
-		t->malloc_hist[63u - (unsigned)__builtin_clzll((unsigned long long)c)]++;
-	} else {
-		t->calls[fn]++;
-		t->hist[tstate_hist_bucket(c)]++;
-	}
+	t->calls[fn]++;
+}
+
+/* Counts one request of c bytes in the size histogram (the slow path, under stats_exact). */
+static inline void tstate_count_size(struct tstate *t, uint64_t c)
+{
+	t->hist[tstate_hist_bucket(c)]++;
 }
 
 /*

@@ -92,9 +92,18 @@ print({k: s[k] for k in ("calls", "sampler", "collector_table_bytes", "allocated
 assert s["calls"]["malloc"] >= 1000 and s["calls"]["free"] >= 1000, s["calls"]
 assert s["sampler"]["samples"] >= 1000, s["sampler"]
 assert s["allocated_bytes"] >= 100000
-assert s["size_histogram_log2"][6] >= 1000  # 100 bytes: floor(log2) = 6
+# the size histogram is kept only with stats_exact (its fast-path increment cost ~1 % of CPU)
+assert "size_histogram_log2" not in s, "histogram without stats_exact"
 assert s["options"]["lg_prof_sample"] == 0 and s["options"]["prof_final"] is False
 assert 0 < s["collector_table_bytes"] <= s["collector_mapped_bytes"]
+PY
+	(cd "$d" && HEAPTAP_CONF=stats_exact:true,prof_final:false LD_PRELOAD="$HEAPTAP_LIB" ./s >"$d/stats2.json") || bad "stats program failed (stats_exact)"
+	python3 - "$d/stats2.json" <<'PY' || bad "statistics JSON with stats_exact"
+import json, sys
+s = json.load(open(sys.argv[1]))
+h = s["size_histogram_log2"]
+assert len(h) == 48 and h[6] >= 1000, h  # 100 bytes: floor(log2) = 6
+assert s["calls"]["malloc"] >= 1000, s["calls"]
 PY
 fi
 
