@@ -40,7 +40,9 @@ static inline int in_zone(const void *p)
 }
 
 /*
- * free: a zone block goes to the zone. While every sampled block lives in the zone
+ * free: a zone block goes to the zone. Nothing is counted on the way (not even the call: that
+ * increment was most of what free cost beyond its comparisons); with stats_exact every free
+ * hits the filter (all of it pinned) and is counted there. While every sampled block lives in the zone
  * (real.filter_needed 0, the usual case at the default rate) nothing else can be sampled, and
  * the pointer goes to the real free without a load of the filter; free(NULL) too (the real
  * free takes NULL; before real_resolve, real.free is real.c's early_free, which also does).
@@ -52,12 +54,12 @@ static inline int in_zone(const void *p)
  */
 HEAPTAP_TEXT EXPORT void free(void *p)
 {
-	tstate_tls.calls[FN_FREE]++;
 	if (unlikely(in_zone(p))) {
 		core_zone_free(p);
 		return;
 	}
 	if (unlikely(real.filter_needed) && livetab_filter_hit(p)) {
+		tstate_tls.calls[FN_FREE]++;
 		if (!p)
 			return;
 		if (livetab_may_hold(p)) {

@@ -132,12 +132,14 @@ void stats_json(struct outbuf *ob)
 	jsonw_u64(&w, "threads_seen", ts.seen);
 	jsonw_u64(&w, "threads_unregistered", ts.unregistered);
 
+	int exact = __atomic_load_n(&core_exact.on, __ATOMIC_ACQUIRE);
 	jsonw_object_begin(&w, "calls");
 	for (int i = 0; i < FN_COUNT; i++)
-		jsonw_u64(&w, fn_names[i], ts.calls[i]);
+		if (i != FN_FREE || exact) /* free's calls: stats_exact only (interpose.c) */
+			jsonw_u64(&w, fn_names[i], ts.calls[i]);
 	jsonw_object_end(&w);
 	jsonw_u64(&w, "allocated_bytes", ts.nbytes);
-	if (__atomic_load_n(&core_exact.on, __ATOMIC_ACQUIRE)) {
+	if (exact) {
 		/* kept only with stats_exact (every request on the slow path: tstate.h) */
 		jsonw_array_begin(&w, "size_histogram_log2");
 		for (int i = 0; i < TSTATE_HIST_BUCKETS; i++)
