@@ -146,18 +146,23 @@ int views_graph(const struct common_args *a, const struct profile *p, int format
 	return rc;
 }
 
-/* Adds p's stacks, named the flame graph's way, to g. */
+/* Adds p's stacks, named the flame graph's way, to g: streamed into its tree as they are
+   named, not kept (a dump of a million deep stacks costs what its merged frames cost). */
 static int feed(struct flame_graph *g, const struct common_args *a, const struct profile *p, int as_base)
 {
 	struct stacks_options so;
 	struct stacks s;
+	struct svgflame_sink k;
 	stacks_options_from(&so, a);
 	so.style = STACKS_FULL;
-	if (stacks_build(&s, p, &so) != 0)
-		return 1;
-	svgflame_add_stacks(g, &s, p, as_base);
-	stacks_release(&s);
-	return 0;
+	svgflame_sink_init(&k, g, &s, p, as_base);
+	so.each = svgflame_sink_add;
+	so.each_ctx = &k;
+	int rc = stacks_build(&s, p, &so) != 0;
+	svgflame_sink_release(&k);
+	if (rc == 0)
+		stacks_release(&s);
+	return rc;
 }
 
 int views_flame(FILE *f, const struct common_args *a, const struct profile *p, const struct profile *base,

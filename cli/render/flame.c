@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * flame.c - the flame graph of flame.h: collects root-first name stacks, merges them into a tree
- * by sorting them (siblings come out in name order), lays frames out in pixels and writes
- * the SVG with its tooltips, colours and the script of svgscript.h. It does not read profiles,
+ * flame.c - the flame graph of flame.h: merges root-first name stacks into a tree as they come
+ * (in sorted batches), orders siblings by name, lays frames out in pixels and writes the SVG
+ * with its tooltips, colours and the script of svgscript.h. It does not read profiles,
  * symbolize or choose values: the commands do that and hand it names and numbers.
  */
 #include "flame.h"
@@ -20,44 +20,66 @@
 
 #define NONE UINT32_MAX
 
+/*
+ * The merged tree: a node per distinct name path (the prefix tree). Stacks are gathered in a
+ * bounded batch (BATCH_FRAMES frames), which is then sorted by its frame sequences and merged
+ * into the tree: a stack reuses the nodes of the previous one for their common prefix, a
+ * child of a node made in this batch is new (the stacks through it are neighbours in the
+ * sort), and only a child of an older node is looked up: in its parent's list of children
+ * when that is short, else in a hash table of the children of wide nodes (more than
+ * NARROW_MAX children), where most nodes (deep in a big tree, one or two children each) never
+ * go. So the memory is the tree (40 bytes a node, 48 with base values), a hash slot or two per
+ * child of a wide node, and the batch; never the stacks added: a million stacks folding into a
+ * thousand paths cost a thousand nodes. Sorting keeps most of the work on the batch, in cache,
+ * where a hash probe per frame of every stack would miss it twice on a big tree.
+ */
 struct fnode {
-	uint32_t name;    /* index into names */
+	uint32_t key;     /* name << 1 | inlined */
 	uint32_t parent;
-	uint32_t child;   /* first child; siblings are in name order */
+	uint32_t child;   /* first child; siblings in name order once sorted (sort_children), in
+	                     no particular order before */
 	uint32_t sibling; /* next sibling */
-	uint32_t depth;   /* root = 0 */
-	int32_t line;
-	uint32_t inl;
 	uint32_t file;    /* index into names, or NONE */
-	double v, vb;     /* value, base value */
-	double x;         /* value offset of the left edge from the root's */
+	int32_t line;
+	uint32_t wit;     /* the last node of the stack whose file:line this is (its witness) */
+	uint32_t wdir;    /* the child of this node towards wit, or NONE when wit is this node */
+	double v;         /* value */
 };
 
-/* A stack as added, waiting for the tree to be built. */
+/* A stack of the batch. */
 struct pending {
 	uint32_t off, n;  /* frames[off .. off+n), root first */
 	double v, vb;
 };
 
-/* One frame as added. */
+/* One frame of the batch. */
 struct pframe {
 	uint32_t key;     /* name << 1 | inlined */
 	uint32_t file;    /* index into names, or NONE */
 	int32_t line;
 };
 
+#define BATCH_FRAMES ((size_t)1 << 18) /* 3 MiB of frames */
+#define BATCH_STACKS ((size_t)1 << 16)
+#define NARROW_MAX 8 /* a node with more children is wide: they go into the hash table */
+
 struct flame_graph {
 	int reverse;
-	/* what was added */
+	double total, base_total;
+	/* the batch: stacks added and not merged yet */
 	struct pending *stacks;
 	size_t nstacks, stacks_cap;
 	struct pframe *frames;
 	size_t nframes, frames_cap;
-	double total, base_total;
-	/* the merged tree, built from the above when needed */
+	/* the merged tree; node 0 is the root ("all", name 0) */
 	struct fnode *nodes;
 	size_t nnodes, cap;
-	int built;
+	double *vb;             /* base values by node, NULL while every base value added is 0 */
+	uint64_t *wide;         /* bit per node: its children are in the slots */
+	uint32_t *slots;        /* the children of wide nodes by (parent, key) hash (linear
+	                           probing, load <= 1/2); NONE when empty */
+	size_t nslots, nslotted;
+	int sorted;             /* siblings are in name order (nothing merged since) */
 	/* interned strings */
 	char **names;
 	size_t nnames, names_cap;
@@ -112,6 +134,118 @@ static uint32_t intern(struct flame_graph *g, const char *s)
 	return (uint32_t)g->nnames++;
 }
 
+/* ---- the tree ---- */
+
+static uint32_t child_hash(uint32_t parent, uint32_t key)
+{
+	return (uint32_t)hash_mix64((uint64_t)parent << 32 | key);
+}
+
+static int is_wide(const struct flame_graph *g, uint32_t id)
+{
+	return (int)(g->wide[id >> 6] >> (id & 63) & 1);
+}
+
+static uint32_t new_node(struct flame_graph *g, uint32_t parent, uint32_t key)
+{
+	if (g->nnodes == g->cap) {
+		if (g->cap >= NONE / 2)
+			arena_oom(); /* 2^31 nodes: node indexes are 32-bit */
+		size_t old = g->cap;
+		g->cap = g->cap ? g->cap * 2 : 1024;
+		g->nodes = arena_xrealloc(g->nodes, g->cap * sizeof *g->nodes);
+		g->wide = arena_xrealloc(g->wide, g->cap / 64 * sizeof *g->wide);
+		memset(g->wide + old / 64, 0, (g->cap - old) / 64 * sizeof *g->wide);
+		if (g->vb)
+			g->vb = arena_xrealloc(g->vb, g->cap * sizeof *g->vb);
+	}
+	uint32_t id = (uint32_t)g->nnodes++;
+	struct fnode *n = &g->nodes[id];
+	n->key = key;
+	n->parent = parent;
+	n->child = NONE;
+	n->file = n->wit = n->wdir = NONE;
+	n->line = 0;
+	n->v = 0;
+	if (g->vb)
+		g->vb[id] = 0;
+	if (parent != NONE) { /* first of its siblings until sort_children orders them */
+		n->sibling = g->nodes[parent].child;
+		g->nodes[parent].child = id;
+	} else {
+		n->sibling = NONE;
+	}
+	return id;
+}
+
+/* Puts node id (a child of a wide node) into the slots. */
+static void slot_put(struct flame_graph *g, uint32_t id)
+{
+	size_t mask = g->nslots - 1, j = child_hash(g->nodes[id].parent, g->nodes[id].key) & mask;
+	while (g->slots[j] != NONE)
+		j = (j + 1) & mask;
+	g->slots[j] = id;
+	g->nslotted++;
+}
+
+/* Makes room in the slots for n more nodes at a load of at most 1/2: a bigger table refilled
+   with the children of wide nodes among nodes [1, limit) (the younger ones are the batch
+   being merged: it puts them in itself), in node order, each slot loaded a few nodes ahead
+   (on a big table each is a cache miss). */
+static void slots_reserve(struct flame_graph *g, size_t n, size_t limit)
+{
+	if ((g->nslotted + n) * 2 <= g->nslots)
+		return;
+	size_t cap = g->nslots ? g->nslots * 2 : 1024;
+	while ((g->nslotted + n) * 2 > cap)
+		cap *= 2;
+	free(g->slots);
+	g->slots = arena_xmalloc(cap * sizeof *g->slots);
+	memset(g->slots, 0xff, cap * sizeof *g->slots);
+	g->nslots = cap;
+	g->nslotted = 0;
+	enum { AHEAD = 16 };
+	const struct fnode *nd = g->nodes;
+	for (size_t i = 1; i < limit; i++) {
+		size_t a = i + AHEAD;
+		if (a < limit && is_wide(g, nd[a].parent))
+			__builtin_prefetch(&g->slots[child_hash(nd[a].parent, nd[a].key) & (cap - 1)]);
+		if (is_wide(g, nd[i].parent))
+			slot_put(g, (uint32_t)i);
+	}
+}
+
+/* Makes parent wide: its children older than node from go into the slots (the younger ones go
+   in when their batch is merged). */
+static void make_wide(struct flame_graph *g, uint32_t parent, size_t nkids, size_t from)
+{
+	slots_reserve(g, nkids, from);
+	g->wide[parent >> 6] |= (uint64_t)1 << (parent & 63);
+	for (uint32_t c = g->nodes[parent].child; c != NONE; c = g->nodes[c].sibling)
+		if (c < from)
+			slot_put(g, c);
+}
+
+/* The child of parent (a node older than node from) with key, or NONE. */
+static uint32_t find_child(struct flame_graph *g, uint32_t parent, uint32_t key, size_t from)
+{
+	if (!is_wide(g, parent)) {
+		size_t nkids = 0;
+		for (uint32_t c = g->nodes[parent].child; c != NONE; c = g->nodes[c].sibling, nkids++)
+			if (g->nodes[c].key == key)
+				return c;
+		if (nkids <= NARROW_MAX)
+			return NONE;
+		make_wide(g, parent, nkids, from);
+	}
+	size_t mask = g->nslots - 1;
+	for (size_t j = child_hash(parent, key) & mask;; j = (j + 1) & mask) {
+		uint32_t x = g->slots[j];
+		if (x == NONE || (g->nodes[x].parent == parent && g->nodes[x].key == key))
+			return x;
+	}
+}
+
 struct flame_graph *flame_new(int reverse)
 {
 	struct flame_graph *g = arena_xmalloc(sizeof *g);
@@ -119,6 +253,7 @@ struct flame_graph *flame_new(int reverse)
 	g->reverse = reverse;
 	g->last_file_id = NONE;
 	intern(g, "all");
+	new_node(g, NONE, 0); /* the root, "all" (name 0) */
 	return g;
 }
 
@@ -133,6 +268,9 @@ void flame_free(struct flame_graph *g)
 	free(g->stacks);
 	free(g->frames);
 	free(g->nodes);
+	free(g->vb);
+	free(g->wide);
+	free(g->slots);
 	free(g);
 }
 
@@ -141,18 +279,164 @@ uint32_t flame_name_id(struct flame_graph *g, const char *name)
 	return intern(g, name ? name : "??");
 }
 
+/* 1 when sibling keys a and b are in that order: names in byte order, then the inline mark. */
+static int key_less(const struct flame_graph *g, uint32_t a, uint32_t b)
+{
+	if (a >> 1 == b >> 1)
+		return (a & 1) < (b & 1);
+	return strcmp(g->names[a >> 1], g->names[b >> 1]) < 0;
+}
+
+/*
+ * Which file:line a frame shows: the one of the first stack, in name order of the stacks (the
+ * order the graph lays them out in: a stack before the longer ones it is a prefix of, and
+ * among equal paths the first added), that has one at that frame. A node keeps the last node
+ * of that stack (its witness) and its child leading there; a stack merged later replaces it
+ * when it comes first. Returns 1 when the stack ending at path[n] (path[0..n], root first)
+ * comes before the witness w of path[d], whose child towards w is wdir.
+ */
+static int stack_first(const struct flame_graph *g, const uint32_t *path, size_t n, size_t d,
+                       uint32_t w, uint32_t wdir)
+{
+	if (wdir == NONE) /* the witness ends here: a prefix of the new stack, or equal and older */
+		return 0;
+	if (d == n) /* the new stack ends here, the witness goes on */
+		return 1;
+	if (wdir != path[d + 1]) /* they part here */
+		return key_less(g, g->nodes[path[d + 1]].key, g->nodes[wdir].key);
+	/* They part further down (only when the stacks differ in which frames have a file): find
+	   where by climbing from the witness, after measuring its depth. */
+	size_t dw = 0;
+	for (uint32_t x = w; x != 0; x = g->nodes[x].parent)
+		dw++;
+	uint32_t below = NONE;
+	for (uint32_t x = w;; below = x, x = g->nodes[x].parent, dw--) {
+		if (dw > n || path[dw] != x)
+			continue;
+		if (x == w) /* the witness is a prefix of the new stack */
+			return 0;
+		if (dw == n) /* the new stack is a prefix of the witness */
+			return 1;
+		return key_less(g, g->nodes[path[dw + 1]].key, g->nodes[below].key);
+	}
+}
+
+/* Gives the stack ending at path[n] (frames fr, root first) the file:line of the frames where
+   it comes first (see stack_first), from the leaf up; w0/first0 remember the last witness
+   compared, which is often the same for many depths. */
+static void take_files(struct flame_graph *g, const uint32_t *path, size_t n, const struct pframe *fr)
+{
+	uint32_t w0 = NONE;
+	int first0 = 0;
+	for (size_t k = n; k-- > 0;) {
+		if (fr[k].file == NONE)
+			continue;
+		struct fnode *f = &g->nodes[path[k + 1]];
+		if (f->file != NONE) {
+			if (f->wit == path[n])
+				continue; /* an older stack with the same path comes first */
+			if (f->wit != w0) {
+				w0 = f->wit;
+				first0 = stack_first(g, path, n, k + 1, f->wit, f->wdir);
+			}
+			if (!first0)
+				continue;
+		}
+		f->file = fr[k].file;
+		f->line = fr[k].line;
+		f->wit = path[n];
+		f->wdir = k + 1 < n ? path[k + 2] : NONE;
+	}
+}
+
+/* Batch order: frame sequences by key (name id, then the inline mark: any fixed order puts
+   the stacks that share a prefix next to each other), a prefix first, then the order added. */
+static int cmp_pending(const void *a, const void *b, void *arg)
+{
+	const struct flame_graph *g = arg;
+	const struct pending *x = &g->stacks[*(const uint32_t *)a], *y = &g->stacks[*(const uint32_t *)b];
+	const struct pframe *fx = g->frames + x->off, *fy = g->frames + y->off;
+	uint32_t n = x->n < y->n ? x->n : y->n;
+	for (uint32_t i = 0; i < n; i++)
+		if (fx[i].key != fy[i].key)
+			return fx[i].key < fy[i].key ? -1 : 1;
+	if (x->n != y->n)
+		return x->n < y->n ? -1 : 1;
+	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+}
+
+/* Merges the batch into the tree and empties it. */
+static void merge(struct flame_graph *g)
+{
+	size_t ns = g->nstacks;
+	if (!ns)
+		return;
+	g->sorted = 0;
+	uint32_t *ord = arena_xmalloc(ns * sizeof *ord);
+	for (size_t i = 0; i < ns; i++)
+		ord[i] = (uint32_t)i;
+	qsort_r(ord, ns, sizeof *ord, cmp_pending, g);
+	size_t from = g->nnodes; /* nodes made by this batch: [from, nnodes) */
+	size_t pcap = 64, plen = 0; /* path[k]: the previous stack's node at depth k */
+	uint32_t *path = arena_xmalloc(pcap * sizeof *path);
+	path[0] = 0;
+	const struct pframe *prev = NULL;
+	for (size_t s = 0; s < ns; s++) {
+		const struct pending *st = &g->stacks[ord[s]];
+		const struct pframe *fr = g->frames + st->off;
+		size_t n = st->n, common = 0;
+		while (common < plen && common < n && fr[common].key == prev[common].key)
+			common++;
+		if (n + 1 > pcap) {
+			pcap = (n + 1) * 2;
+			path = arena_xrealloc(path, pcap * sizeof *path);
+		}
+		for (size_t k = common; k < n; k++) {
+			uint32_t parent = path[k], x = NONE;
+			if (parent < from) /* an older node: its child may exist */
+				x = find_child(g, parent, fr[k].key, from);
+			if (x == NONE)
+				x = new_node(g, parent, fr[k].key);
+			path[k + 1] = x;
+		}
+		for (size_t k = 1; k <= n; k++)
+			g->nodes[path[k]].v += st->v;
+		if (g->vb)
+			for (size_t k = 1; k <= n; k++)
+				g->vb[path[k]] += st->vb;
+		take_files(g, path, n, fr);
+		prev = fr;
+		plen = n;
+	}
+	/* the new children of wide nodes into the slots */
+	size_t nput = 0;
+	for (size_t i = from; i < g->nnodes; i++)
+		nput += (size_t)is_wide(g, g->nodes[i].parent);
+	slots_reserve(g, nput, from);
+	for (size_t i = from; i < g->nnodes && nput; i++)
+		if (is_wide(g, g->nodes[i].parent))
+			slot_put(g, (uint32_t)i);
+	free(path);
+	free(ord);
+	g->nstacks = 0;
+	g->nframes = 0;
+}
+
 void flame_add_ids(struct flame_graph *g, const uint32_t *ids, const struct flame_frame_info *info, size_t n,
                    double value, double base)
 {
-	g->built = 0;
 	g->total += value;
 	g->base_total += base;
+	if (!(base == 0) && !g->vb)
+		g->vb = arena_xcalloc(g->cap, sizeof *g->vb);
+	if (g->nstacks && (g->nframes + n > BATCH_FRAMES || g->nstacks == BATCH_STACKS))
+		merge(g);
 	if (g->nstacks == g->stacks_cap) {
 		g->stacks_cap = g->stacks_cap ? g->stacks_cap * 2 : 1024;
 		g->stacks = arena_xrealloc(g->stacks, g->stacks_cap * sizeof *g->stacks);
 	}
 	if (g->nframes + n > g->frames_cap) {
-		g->frames_cap = (g->nframes + n) * 2 + 4096;
+		g->frames_cap = g->nframes + n > BATCH_FRAMES ? g->nframes + n : BATCH_FRAMES;
 		g->frames = arena_xrealloc(g->frames, g->frames_cap * sizeof *g->frames);
 	}
 	g->stacks[g->nstacks++] = (struct pending){(uint32_t)g->nframes, (uint32_t)n, value, base};
@@ -193,19 +477,9 @@ double flame_base_total(const struct flame_graph *g)
 	return g->base_total;
 }
 
-/* ---- the tree ---- */
-
-/*
- * Builds the merged tree without hashing: the stacks are sorted by their frame sequences (names
- * in byte order, then the inline mark), so stacks that share a prefix are neighbours. One pass
- * then walks them, reusing the previous stack's nodes for the common prefix and appending new
- * nodes for the rest; children come out in name order and nodes in depth-first order, and the
- * memory touched is mostly the path just used. On a dump with 90,000 stacks this is several
- * times faster than a hash table of (parent, name) -> child, whose probes all miss the cache.
- */
 struct sort_ctx {
 	const struct flame_graph *g;
-	const uint32_t *rkey; /* per frame: rank(name) << 1 | inline */
+	const uint32_t *rank; /* by name id: its place in byte order */
 };
 
 static int cmp_name(const void *a, const void *b, void *arg)
@@ -214,47 +488,27 @@ static int cmp_name(const void *a, const void *b, void *arg)
 	return strcmp(c->g->names[*(const uint32_t *)a], c->g->names[*(const uint32_t *)b]);
 }
 
-static int cmp_stack(const void *a, const void *b, void *arg)
+static int cmp_child(const void *a, const void *b, void *arg)
 {
 	const struct sort_ctx *c = arg;
-	const struct pending *x = &c->g->stacks[*(const uint32_t *)a];
-	const struct pending *y = &c->g->stacks[*(const uint32_t *)b];
-	const uint32_t *kx = c->rkey + x->off, *ky = c->rkey + y->off;
-	uint32_t n = x->n < y->n ? x->n : y->n;
-	for (uint32_t i = 0; i < n; i++)
-		if (kx[i] != ky[i])
-			return kx[i] < ky[i] ? -1 : 1;
-	if (x->n != y->n)
-		return x->n < y->n ? -1 : 1;
-	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1; /* stable */
+	uint32_t ka = c->g->nodes[*(const uint32_t *)a].key, kb = c->g->nodes[*(const uint32_t *)b].key;
+	uint32_t ra = c->rank[ka >> 1], rb = c->rank[kb >> 1];
+	if (ra != rb)
+		return ra < rb ? -1 : 1;
+	return (ka & 1) < (kb & 1) ? -1 : (ka & 1) > (kb & 1);
 }
 
-static uint32_t new_node(struct flame_graph *g, uint32_t parent, uint32_t key)
+/* Orders every node's children by name (byte order), then the inline mark, and sets the
+   root's values. */
+static void sort_children(struct flame_graph *g)
 {
-	if (g->nnodes == g->cap) {
-		g->cap = g->cap ? g->cap * 2 : 1024;
-		g->nodes = arena_xrealloc(g->nodes, g->cap * sizeof *g->nodes);
-	}
-	struct fnode *n = &g->nodes[g->nnodes];
-	memset(n, 0, sizeof *n);
-	n->name = key >> 1;
-	n->inl = key & 1;
-	n->parent = parent;
-	n->child = n->sibling = n->file = NONE;
-	n->depth = parent == NONE ? 0 : g->nodes[parent].depth + 1;
-	return (uint32_t)g->nnodes++;
-}
-
-static void build(struct flame_graph *g)
-{
-	if (g->built)
+	merge(g);
+	if (g->sorted)
 		return;
-	g->nnodes = 0;
-	new_node(g, NONE, 0); /* the root, "all" (name 0) */
 	g->nodes[0].v = g->total;
-	g->nodes[0].vb = g->base_total;
-
-	size_t nn = g->nnames, ns = g->nstacks;
+	if (g->vb)
+		g->vb[0] = g->base_total;
+	size_t nn = g->nnames;
 	uint32_t *byname = arena_xmalloc(nn * sizeof *byname), *rank = arena_xmalloc(nn * sizeof *rank);
 	for (size_t i = 0; i < nn; i++)
 		byname[i] = (uint32_t)i;
@@ -262,75 +516,37 @@ static void build(struct flame_graph *g)
 	qsort_r(byname, nn, sizeof *byname, cmp_name, &sc);
 	for (size_t i = 0; i < nn; i++)
 		rank[byname[i]] = (uint32_t)i;
-	uint32_t *rkey = arena_xmalloc((g->nframes ? g->nframes : 1) * sizeof *rkey);
-	for (size_t i = 0; i < g->nframes; i++)
-		rkey[i] = rank[g->frames[i].key >> 1] << 1 | (g->frames[i].key & 1);
-	uint32_t *ord = arena_xmalloc((ns ? ns : 1) * sizeof *ord);
-	for (size_t i = 0; i < ns; i++)
-		ord[i] = (uint32_t)i;
-	sc.rkey = rkey;
-	qsort_r(ord, ns, sizeof *ord, cmp_stack, &sc);
-
-	/* path[k]: the node at depth k+1 of the previous stack; prev = that stack */
-	uint32_t *path = NULL;
-	size_t path_cap = 0, plen = 0;
-	const uint32_t *prev = NULL;
-	for (size_t s = 0; s < ns; s++) {
-		const struct pending *st = &g->stacks[ord[s]];
-		const uint32_t *key = rkey + st->off;
-		const struct pframe *fr = g->frames + st->off;
-		size_t common = 0;
-		while (common < plen && common < st->n && key[common] == prev[common])
-			common++;
-		if (st->n > path_cap) {
-			path_cap = st->n * 2;
-			path = arena_xrealloc(path, path_cap * sizeof *path);
-		}
-		for (size_t k = common; k < st->n; k++) {
-			uint32_t parent = k ? path[k - 1] : 0;
-			uint32_t id = new_node(g, parent, fr[k].key);
-			/* the previous stack's node at this depth is the previous sibling when it had the
-			   same parent, i.e. when the stacks diverge exactly here */
-			if (k == common && k < plen)
-				g->nodes[path[k]].sibling = id;
-			else
-				g->nodes[parent].child = id;
-			path[k] = id;
-		}
-		for (size_t k = 0; k < st->n; k++) {
-			struct fnode *n = &g->nodes[path[k]];
-			n->v += st->v;
-			n->vb += st->vb;
-			if (n->file == NONE && fr[k].file != NONE) {
-				n->file = fr[k].file;
-				n->line = fr[k].line;
-			}
-		}
-		prev = key;
-		plen = st->n;
-	}
-	free(path);
-	free(ord);
-	free(rkey);
-	free(rank);
 	free(byname);
-
-	/* Left offsets: parents precede their children in index order. */
-	g->nodes[0].x = 0;
+	sc.rank = rank;
+	uint32_t *kids = NULL;
+	size_t kcap = 0;
 	for (size_t i = 0; i < g->nnodes; i++) {
-		double x = g->nodes[i].x;
-		for (uint32_t c = g->nodes[i].child; c != NONE; c = g->nodes[c].sibling) {
-			g->nodes[c].x = x;
-			x += g->nodes[c].v > 0 ? g->nodes[c].v : 0;
+		uint32_t c = g->nodes[i].child;
+		if (c == NONE || g->nodes[c].sibling == NONE)
+			continue;
+		size_t nk = 0;
+		for (; c != NONE; c = g->nodes[c].sibling) {
+			if (nk == kcap) {
+				kcap = kcap ? kcap * 2 : 64;
+				kids = arena_xrealloc(kids, kcap * sizeof *kids);
+			}
+			kids[nk++] = c;
 		}
+		qsort_r(kids, nk, sizeof *kids, cmp_child, &sc);
+		g->nodes[i].child = kids[0];
+		for (size_t k = 0; k + 1 < nk; k++)
+			g->nodes[kids[k]].sibling = kids[k + 1];
+		g->nodes[kids[nk - 1]].sibling = NONE;
 	}
-	g->built = 1;
+	free(kids);
+	free(rank);
+	g->sorted = 1;
 }
 
 size_t flame_nframes(const struct flame_graph *cg)
 {
-	struct flame_graph *g = (struct flame_graph *)cg; /* the tree is built lazily */
-	build(g);
+	struct flame_graph *g = (struct flame_graph *)cg; /* the batch is merged lazily */
+	merge(g);
 	return g->nnodes;
 }
 
@@ -458,6 +674,76 @@ void flame_options_init(struct flame_options *o)
 
 /* ---- SVG ---- */
 
+/*
+ * The drawn frames in the order the SVG lists them: depth first from the root, children in
+ * name order. A frame is drawn when its value is positive and at least the minimum width, and
+ * its parent is drawn (a child is never wider than its parent, so pruning is inherited anyway;
+ * checking the parent keeps it exact); the root whenever the total is positive. Left offsets
+ * are the parent's plus the positive values of the siblings before.
+ */
+struct walk_level {
+	uint32_t next; /* the next child to look at, or NONE */
+	double x;      /* its left offset (value units from the root's left edge) */
+};
+
+struct walk {
+	const struct flame_graph *g;
+	double scale, minpx;
+	struct walk_level *st; /* st[d]: under the drawn frame at depth d */
+	size_t sp, cap;
+	int root;              /* 1: the root is still to be returned */
+};
+
+static void walk_init(struct walk *w, const struct flame_graph *g, double scale, double minpx)
+{
+	memset(w, 0, sizeof *w);
+	w->g = g;
+	w->scale = scale;
+	w->minpx = minpx;
+	w->root = g->total > 0;
+}
+
+static void walk_release(struct walk *w)
+{
+	free(w->st);
+}
+
+/* The next drawn frame (its depth, root = 0, and left offset), or NONE after the last. */
+static uint32_t walk_next(struct walk *w, uint32_t *depth, double *x)
+{
+	const struct fnode *nodes = w->g->nodes;
+	uint32_t id = NONE;
+	double at = 0;
+	if (w->root) {
+		w->root = 0;
+		id = 0;
+	}
+	while (id == NONE && w->sp) {
+		struct walk_level *l = &w->st[w->sp - 1];
+		uint32_t c = l->next;
+		if (c == NONE) {
+			w->sp--;
+			continue;
+		}
+		l->next = nodes[c].sibling;
+		at = l->x;
+		double v = nodes[c].v;
+		l->x += v > 0 ? v : 0;
+		if (v > 0 && v * w->scale >= w->minpx)
+			id = c;
+	}
+	if (id == NONE)
+		return NONE;
+	if (w->sp == w->cap) {
+		w->cap = w->cap ? w->cap * 2 : 64;
+		w->st = arena_xrealloc(w->st, w->cap * sizeof *w->st);
+	}
+	*depth = (uint32_t)w->sp;
+	*x = at;
+	w->st[w->sp++] = (struct walk_level){nodes[id].child, at};
+	return id;
+}
+
 #define FONT_PX 12.0
 #define FONT_W 0.59 /* average character width / font size (Verdana) */
 #define XPAD 10.0
@@ -476,13 +762,13 @@ static void write_pct(FILE *out, double v, double total)
 		fputs("nan%", out);
 }
 
-static void write_tooltip(FILE *out, const struct flame_graph *g, const struct fnode *n,
+static void write_tooltip(FILE *out, const struct flame_graph *g, const struct fnode *n, double vb,
                           const struct flame_options *o, double total, double base_total)
 {
 	char num[32];
 	const char *cn = o->countname ? o->countname : "bytes";
-	svgutil_escape(out, g->names[n->name]);
-	if (n->inl)
+	svgutil_escape(out, g->names[n->key >> 1]);
+	if (n->key & 1)
 		fputs(" [inline]", out);
 	fprintf(out, " (%s ", svgutil_commas(num, n->v));
 	svgutil_escape(out, cn);
@@ -490,15 +776,15 @@ static void write_tooltip(FILE *out, const struct flame_graph *g, const struct f
 	write_pct(out, n->v, total);
 	fputc(')', out);
 	if (o->differential) {
-		double d = n->v - n->vb;
-		fprintf(out, "\nbase %s ", svgutil_commas(num, n->vb));
+		double d = n->v - vb;
+		fprintf(out, "\nbase %s ", svgutil_commas(num, vb));
 		svgutil_escape(out, cn);
 		fputs(", ", out);
-		write_pct(out, n->vb, base_total);
+		write_pct(out, vb, base_total);
 		fprintf(out, "; delta %s%s ", d > 0 ? "+" : "", svgutil_commas(num, d));
 		svgutil_escape(out, cn);
-		if (n->vb != 0)
-			fprintf(out, " (%+.2f%%)", 100.0 * d / n->vb);
+		if (vb != 0)
+			fprintf(out, " (%+.2f%%)", 100.0 * d / vb);
 		else if (d != 0)
 			fputs(" (new)", out);
 	}
@@ -513,12 +799,12 @@ static void write_tooltip(FILE *out, const struct flame_graph *g, const struct f
 int flame_write_svg(const struct flame_graph *cg, const struct flame_options *o, FILE *out,
                     struct flame_stats *st)
 {
-	struct flame_graph *g = (struct flame_graph *)cg; /* the tree is built lazily */
-	build(g);
+	struct flame_graph *g = (struct flame_graph *)cg; /* siblings are ordered lazily */
+	sort_children(g);
 	const char *id = o->id ? o->id : "htf";
 	double width = o->width > 0 ? o->width : 1200;
 	double fh = o->frame_height > 0 ? o->frame_height : 16;
-	double total = g->nodes[0].v, base_total = g->nodes[0].vb;
+	double total = g->total, base_total = g->base_total;
 	double avail = width - 2 * XPAD;
 	double scale = total > 0 ? avail / total : 0;
 	double minpx = o->minwidth_pct ? avail * o->minwidth / 100.0 : o->minwidth;
@@ -527,26 +813,19 @@ int flame_write_svg(const struct flame_graph *cg, const struct flame_options *o,
 		if (palettes[i].p == o->palette)
 			bg = i;
 
-	/* Which frames are drawn: wide enough and under a drawn parent (a child is never wider
-	   than its parent, so pruning is inherited anyway; checking the parent keeps it exact). */
-	size_t n = g->nnodes;
-	unsigned char *draw = arena_xmalloc(n);
+	/* Which frames are drawn, counted first (the height depends on the deepest). */
+	struct walk w;
+	uint32_t depth;
+	double x;
 	int maxdepth = 0;
-	size_t ndrawn = 0, npruned = 0;
-	for (size_t i = 0; i < n; i++) {
-		const struct fnode *f = &g->nodes[i];
-		int ok = total > 0 && f->v > 0 && (i == 0 || draw[f->parent]) && f->v * scale >= minpx;
-		if (i == 0 && total > 0)
-			ok = 1;
-		draw[i] = (unsigned char)ok;
-		if (ok) {
-			ndrawn++;
-			if ((int)f->depth > maxdepth)
-				maxdepth = (int)f->depth;
-		} else {
-			npruned++;
-		}
+	size_t ndrawn = 0;
+	walk_init(&w, g, scale, minpx);
+	while (walk_next(&w, &depth, &x) != NONE) {
+		ndrawn++;
+		if ((int)depth > maxdepth)
+			maxdepth = (int)depth;
 	}
+	walk_release(&w);
 
 	double font_px = o->fontsize > 0 ? o->fontsize : FONT_PX;
 	double pad_top = FONT_PX * 3 + (o->subtitle ? FONT_PX * 2 : 0);
@@ -621,42 +900,44 @@ int flame_write_svg(const struct flame_graph *cg, const struct flame_options *o,
 	fputs("<g class=\"frames\">\n", out);
 
 	double char_px = font_px * (o->fontwidth > 0 ? o->fontwidth : FONT_W);
-	for (size_t i = 0; i < n; i++) {
-		if (!draw[i])
-			continue;
+	walk_init(&w, g, scale, minpx);
+	for (uint32_t i; (i = walk_next(&w, &depth, &x)) != NONE;) {
 		const struct fnode *f = &g->nodes[i];
-		double x0 = px2(XPAD + f->x * scale), x1 = px2(XPAD + (f->x + f->v) * scale);
-		double w = x1 - x0;
-		double y = o->inverted ? pad_top + f->depth * fh : height - pad_bottom - (f->depth + 1) * fh;
+		double vb = g->vb ? g->vb[i] : 0;
+		double x0 = px2(XPAD + x * scale), x1 = px2(XPAD + (x + f->v) * scale);
+		double wpx = x1 - x0;
+		double y = o->inverted ? pad_top + depth * fh : height - pad_bottom - (depth + 1) * fh;
+		const char *name = g->names[f->key >> 1];
+		int inl = (int)(f->key & 1);
 		struct rgb c;
 		if (i == 0 && !o->differential)
 			c = (struct rgb){200, 200, 200};
 		else if (o->differential)
-			c = diff_colour(f->v, f->vb, o->negate);
+			c = diff_colour(f->v, vb, o->negate);
 		else
-			c = palette_colour(o->palette, g->names[f->name]);
-		fputs(f->inl ? "<g class=\"inl\"><title>" : "<g><title>", out);
-		write_tooltip(out, g, f, o, total, base_total);
+			c = palette_colour(o->palette, name);
+		fputs(inl ? "<g class=\"inl\"><title>" : "<g><title>", out);
+		write_tooltip(out, g, f, vb, o, total, base_total);
 		fprintf(out, "</title><rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" fill=\"rgb(%d,%d,%d)\" rx=\"2\" ry=\"2\"/>",
-		        x0, y, w, fh - 1, c.r, c.g, c.b);
+		        x0, y, wpx, fh - 1, c.r, c.g, c.b);
 		fprintf(out, "<text x=\"%.2f\" y=\"%.1f\">", x0 + 3, y + fh - 4.5);
-		if (f->inl) { /* the label carries the mark too, when it fits */
-			size_t len = strlen(g->names[f->name]);
+		if (inl) { /* the label carries the mark too, when it fits */
+			size_t len = strlen(name);
 			char *lab = arena_xmalloc(len + 10);
-			memcpy(lab, g->names[f->name], len);
+			memcpy(lab, name, len);
 			memcpy(lab + len, " [inline]", 10);
-			svgutil_label(out, lab, w - 3, char_px);
+			svgutil_label(out, lab, wpx - 3, char_px);
 			free(lab);
 		} else {
-			svgutil_label(out, g->names[f->name], w - 3, char_px);
+			svgutil_label(out, name, wpx - 3, char_px);
 		}
 		fputs("</text></g>\n", out);
 	}
 	fputs("</g>\n</svg>\n", out);
-	free(draw);
+	walk_release(&w);
 	if (st) {
 		st->drawn = ndrawn;
-		st->pruned = npruned;
+		st->pruned = g->nnodes - ndrawn;
 		st->max_depth = maxdepth;
 		st->height = (int)height;
 	}

@@ -38,9 +38,13 @@ void flame_free(struct flame_graph *g);
  * differential graph); base is the "before" value (0 when not differential). Strings are
  * copied. Stacks with n == 0 count into the root only. Negative values are added as given
  * (a caller that wants them clamped clamps them). When stacks that merge into one frame carry
- * different file:lines, the tooltip shows one of them (the first in name order of the stacks).
- * Adding only records the stack; the tree is built (by sorting the stacks) on the first
- * flame_nframes or flame_write_svg after an add.
+ * different file:lines, the tooltip shows one of them (the first in name order of the stacks,
+ * equal name paths in the order added). The stack goes into a batch that is merged into the
+ * tree when full (and on flame_nframes or flame_write_svg), so memory grows with the merged
+ * frames, not with the stacks added. A frame's value is summed in merge order (each batch
+ * sorted by path): exact for whole numbers below 2^53; fractional values can differ in the
+ * last bit from a sum in another order (the build before batches summed in name order of all
+ * stacks), which shows only where a printed, rounded number sits on the rounding boundary.
  */
 void flame_add(struct flame_graph *g, const char *const *names, const struct flame_frame_info *info,
                size_t n, double value, double base);

@@ -4,6 +4,7 @@
  * the file:line of each frame is looked up again from the profile's symbol table by expanding
  * the sample's addresses the same way stacks.c does (root first, inline chains outermost
  * first, allocator frames trimmed from the leaf side), so trace frame i is expansion entry i.
+ * The same code takes kept traces (svgflame_add_stacks) or streamed ones (the sink).
  */
 #include "svgflame.h"
 
@@ -14,13 +15,13 @@
 #include "../../profile/symtab.h"
 
 /* Fills info[0..nframes) root first from the sample's symbols; returns 0 if they do not line up. */
-static int frame_infos(const struct profile *p, const struct stacks_trace *tr, struct flame_frame_info *info)
+static int frame_infos(const struct profile *p, const struct prof_sample *sm, uint32_t nframes,
+                       struct flame_frame_info *info)
 {
-	const struct prof_sample *sm = tr->sample;
 	if (!p || !p->syms || !sm)
 		return 0;
 	uint32_t k = 0;
-	for (uint32_t a = sm->naddrs; a-- > 0 && k < tr->nframes;) {
+	for (uint32_t a = sm->naddrs; a-- > 0 && k < nframes;) {
 		uint64_t addr = sm->addrs[a];
 		if (addr > 0x7fffffffffffffffULL)
 			continue;
@@ -30,61 +31,92 @@ static int frame_infos(const struct profile *p, const struct stacks_trace *tr, s
 			info[k++] = (struct flame_frame_info){NULL, 0, 0};
 			continue;
 		}
-		for (uint32_t c = nf; c-- > 0 && k < tr->nframes;) {
+		for (uint32_t c = nf; c-- > 0 && k < nframes;) {
 			const struct prof_frame *f = &sym->frames[c];
 			info[k++] = (struct flame_frame_info){f->file, f->line, c + 1 < nf};
 		}
 	}
-	return k == tr->nframes;
+	return k == nframes;
+}
+
+void svgflame_sink_init(struct svgflame_sink *k, struct flame_graph *g, const struct stacks *s,
+                        const struct profile *p, int as_base)
+{
+	memset(k, 0, sizeof *k);
+	k->g = g;
+	k->s = s;
+	k->p = p;
+	k->as_base = as_base;
+}
+
+void svgflame_sink_release(struct svgflame_sink *k)
+{
+	free(k->gid);
+	free(k->ids);
+	free(k->info);
+	free(k->tmp);
+	memset(k, 0, sizeof *k);
+}
+
+/* The graph's id of display name id (interned on first use, without its "[inline]" suffix). */
+static uint32_t graph_id(struct svgflame_sink *k, uint32_t id)
+{
+	if (id >= k->ngid) {
+		size_t n = k->s->nnames > id ? k->s->nnames : (size_t)id + 1;
+		k->gid = arena_xrealloc(k->gid, n * sizeof *k->gid);
+		memset(k->gid + k->ngid, 0xff, (n - k->ngid) * sizeof *k->gid);
+		k->ngid = n;
+	}
+	if (k->gid[id] != UINT32_MAX)
+		return k->gid[id];
+	const char *nm = k->s->names[id].name;
+	size_t len = strlen(nm);
+	if (k->s->names[id].inlined && len >= 8 && strcmp(nm + len - 8, "[inline]") == 0) {
+		if (len > k->tcap) {
+			k->tcap = len * 2;
+			k->tmp = arena_xrealloc(k->tmp, k->tcap);
+		}
+		memcpy(k->tmp, nm, len - 8);
+		k->tmp[len - 8] = 0;
+		nm = k->tmp;
+	}
+	return k->gid[id] = flame_name_id(k->g, nm);
+}
+
+void svgflame_sink_add(void *ctx, const uint32_t *frames, uint32_t nframes, double value,
+                       const struct prof_sample *sample)
+{
+	struct svgflame_sink *k = ctx;
+	if (!(value > 0))
+		return;
+	if (nframes > k->cap) {
+		k->cap = nframes * 2;
+		k->ids = arena_xrealloc(k->ids, k->cap * sizeof *k->ids);
+		k->info = arena_xrealloc(k->info, k->cap * sizeof *k->info);
+	}
+	int have = frame_infos(k->p, sample, nframes, k->info);
+	for (uint32_t i = 0; i < nframes; i++) {
+		uint32_t id = frames[i];
+		k->ids[i] = graph_id(k, id);
+		if (!have)
+			k->info[i] = (struct flame_frame_info){NULL, 0, 0};
+		k->info[i].inlined = k->s->names[id].inlined; /* the name's own mark decides */
+	}
+	if (k->as_base)
+		flame_add_ids(k->g, k->ids, k->info, nframes, 0, value);
+	else
+		flame_add_ids(k->g, k->ids, k->info, nframes, value, 0);
 }
 
 void svgflame_add_stacks(struct flame_graph *g, const struct stacks *s, const struct profile *p, int as_base)
 {
-	/* Every display name interned once, without its "[inline]" suffix. */
-	uint32_t *gid = arena_xmalloc((s->nnames ? s->nnames : 1) * sizeof *gid);
-	char *tmp = NULL;
-	size_t tcap = 0;
-	for (size_t i = 0; i < s->nnames; i++) {
-		const char *nm = s->names[i].name;
-		size_t len = strlen(nm);
-		if (s->names[i].inlined && len >= 8 && strcmp(nm + len - 8, "[inline]") == 0) {
-			if (len > tcap) {
-				tcap = len * 2;
-				tmp = arena_xrealloc(tmp, tcap);
-			}
-			memcpy(tmp, nm, len - 8);
-			tmp[len - 8] = 0;
-			nm = tmp;
-		}
-		gid[i] = flame_name_id(g, nm);
-	}
-	free(tmp);
-	uint32_t *ids = NULL;
-	struct flame_frame_info *info = NULL;
-	size_t cap = 0;
+	struct svgflame_sink k;
+	svgflame_sink_init(&k, g, s, p, as_base);
+	for (size_t i = 0; i < s->nnames; i++) /* every name interned once, in id order */
+		graph_id(&k, (uint32_t)i);
 	for (size_t t = 0; t < s->ntraces; t++) {
 		const struct stacks_trace *tr = &s->traces[t];
-		if (!(tr->value > 0))
-			continue;
-		if (tr->nframes > cap) {
-			cap = tr->nframes * 2;
-			ids = arena_xrealloc(ids, cap * sizeof *ids);
-			info = arena_xrealloc(info, cap * sizeof *info);
-		}
-		int have = frame_infos(p, tr, info);
-		for (uint32_t i = 0; i < tr->nframes; i++) {
-			uint32_t id = tr->frames[i];
-			ids[i] = gid[id];
-			if (!have)
-				info[i] = (struct flame_frame_info){NULL, 0, 0};
-			info[i].inlined = s->names[id].inlined; /* the name's own mark decides */
-		}
-		if (as_base)
-			flame_add_ids(g, ids, info, tr->nframes, 0, tr->value);
-		else
-			flame_add_ids(g, ids, info, tr->nframes, tr->value, 0);
+		svgflame_sink_add(&k, tr->frames, tr->nframes, tr->value, tr->sample);
 	}
-	free(gid);
-	free(ids);
-	free(info);
+	svgflame_sink_release(&k);
 }

@@ -20,4 +20,32 @@
  */
 void svgflame_add_stacks(struct flame_graph *g, const struct stacks *s, const struct profile *p, int as_base);
 
+/*
+ * The same while stacks_build runs, without keeping the traces: set stacks_options.each to
+ * svgflame_sink_add and each_ctx to a sink initialised with the struct stacks being built (s,
+ * whose names it reads as they appear) and its profile p. Each trace goes into g as it is made,
+ * so memory is g's merged tree, not the stacks. Release the sink after the build.
+ */
+struct svgflame_sink {
+	struct flame_graph *g;
+	const struct stacks *s;
+	const struct profile *p;
+	int as_base;
+	/* private */
+	uint32_t *gid;          /* display name id -> graph name id, UINT32_MAX until used */
+	size_t ngid;
+	uint32_t *ids;          /* one trace's frames, as graph ids */
+	struct flame_frame_info *info;
+	size_t cap;
+	char *tmp;              /* a name without its "[inline]" suffix */
+	size_t tcap;
+};
+void svgflame_sink_init(struct svgflame_sink *k, struct flame_graph *g, const struct stacks *s,
+                        const struct profile *p, int as_base);
+/* The stacks_options.each callback: ctx is a struct svgflame_sink. Traces whose value is not
+   positive are left out, as svgflame_add_stacks leaves them out. */
+void svgflame_sink_add(void *ctx, const uint32_t *frames, uint32_t nframes, double value,
+                       const struct prof_sample *sample);
+void svgflame_sink_release(struct svgflame_sink *k);
+
 #endif

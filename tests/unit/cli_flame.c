@@ -6,6 +6,7 @@
  * It reads the SVG text back with a tiny attribute scanner; the browser test covers the script.
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -233,6 +234,140 @@ static void test_differential(void)
 	flame_free(g);
 }
 
+/*
+ * The merged tree against a plain reference, on random stacks over few names (with and
+ * without the inline mark) where only some frames have a file:line: every frame's value and
+ * the file:line it shows must be those of the flame.h contract, i.e. the stacks sorted by
+ * name path (a prefix first, equal paths in the order added) and merged in that order, each
+ * frame taking the file:line of the first stack that has one there. Enough stacks to fill
+ * several of the tree's batches, added in random order, forward and reversed.
+ */
+#define RS_MAXD 7
+
+struct rstack {
+	int n;
+	int name[RS_MAXD], inl[RS_MAXD], file[RS_MAXD], line[RS_MAXD]; /* file -1: none */
+	double v;
+	int idx;
+};
+
+static const char *const rs_names[] = {"delta", "alpha", "echo", "bravo", "charlie"};
+static const char *const rs_files[] = {"x.c", "y.c", "z.h"};
+static int rs_reverse;
+
+static int rs_cmp(const void *a, const void *b)
+{
+	const struct rstack *x = a, *y = b;
+	int n = x->n < y->n ? x->n : y->n;
+	for (int i = 0; i < n; i++) {
+		int fx = rs_reverse ? x->n - 1 - i : i, fy = rs_reverse ? y->n - 1 - i : i;
+		int c = strcmp(rs_names[x->name[fx]], rs_names[y->name[fy]]);
+		if (c)
+			return c;
+		if (x->inl[fx] != y->inl[fy])
+			return x->inl[fx] - y->inl[fy];
+	}
+	if (x->n != y->n)
+		return x->n - y->n;
+	return x->idx - y->idx;
+}
+
+static void test_random_tree(int reverse)
+{
+	enum { NS = 90000 };
+	struct rstack *st = calloc(NS, sizeof *st);
+	uint64_t r = 88172645463325252ULL + (uint64_t)reverse;
+#define RND() (r ^= r << 13, r ^= r >> 7, r ^= r << 17, r)
+	struct flame_graph *g = flame_new(reverse);
+	for (int i = 0; i < NS; i++) {
+		struct rstack *s = &st[i];
+		s->n = (int)(RND() % RS_MAXD) + 1;
+		s->idx = i;
+		s->v = (double)(RND() % 9 + 1);
+		const char *nm[RS_MAXD];
+		struct flame_frame_info info[RS_MAXD];
+		for (int k = 0; k < s->n; k++) {
+			s->name[k] = (int)(RND() % 5);
+			s->inl[k] = RND() % 7 == 0;
+			s->file[k] = RND() % 3 ? (int)(RND() % 3) : -1;
+			s->line[k] = (int)(RND() % 50) + 1;
+			nm[k] = rs_names[s->name[k]];
+			info[k] = (struct flame_frame_info){s->file[k] < 0 ? NULL : rs_files[s->file[k]], s->line[k], s->inl[k]};
+		}
+		flame_add(g, nm, info, (size_t)s->n, s->v, 0);
+	}
+#undef RND
+	/* the reference: merge the sorted stacks, nodes in depth-first (drawing) order */
+	rs_reverse = reverse;
+	qsort(st, NS, sizeof *st, rs_cmp);
+	size_t cap = (size_t)NS * RS_MAXD + 1, nn = 0;
+	struct rnode { int name, inl, file, line; double v; } *nd = calloc(cap, sizeof *nd);
+	size_t path[RS_MAXD];
+	const struct rstack *prev = NULL;
+	for (int i = 0; i < NS; i++) {
+		const struct rstack *s = &st[i];
+		int common = 0;
+		while (prev && common < prev->n && common < s->n) {
+			int fp = reverse ? prev->n - 1 - common : common, fs = reverse ? s->n - 1 - common : common;
+			if (prev->name[fp] != s->name[fs] || prev->inl[fp] != s->inl[fs])
+				break;
+			common++;
+		}
+		for (int k = 0; k < s->n; k++) {
+			int f = reverse ? s->n - 1 - k : k;
+			if (k >= common) {
+				path[k] = nn++;
+				nd[path[k]] = (struct rnode){s->name[f], s->inl[f], -1, 0, 0};
+			}
+			struct rnode *x = &nd[path[k]];
+			x->v += s->v;
+			if (x->file < 0 && s->file[f] >= 0) {
+				x->file = s->file[f];
+				x->line = s->line[f];
+			}
+		}
+		prev = s;
+	}
+	CHECK(flame_nframes(g) == nn + 1, "reverse %d: %zu frames, the reference has %zu", reverse,
+	      flame_nframes(g), nn + 1);
+	struct flame_options o;
+	flame_options_init(&o);
+	o.minwidth = 0;
+	o.countname = "n";
+	struct flame_stats fs;
+	char *svg = render(g, &o, &fs);
+	CHECK(fs.drawn == nn + 1 && fs.pruned == 0, "reverse %d: drawn %zu pruned %zu", reverse, fs.drawn, fs.pruned);
+	/* (memmem in a window: sanitizers' strstr measures the whole rest of the SVG each time) */
+	const char *p = strstr(svg, "<title>all "), *end = svg + strlen(svg);
+	size_t bad = 0;
+	for (size_t i = 0; i < nn && p; i++) {
+		p = memmem(p + 1, (size_t)(end - p - 1) < 4096 ? (size_t)(end - p - 1) : 4096, "<title>", 7);
+		const char *e = p ? memmem(p, (size_t)(end - p) < 4096 ? (size_t)(end - p) : 4096, "</title>", 8) : NULL;
+		if (!e) {
+			p = NULL;
+			break;
+		}
+		char want[256], num[32];
+		const struct rnode *x = &nd[i];
+		int w = snprintf(want, sizeof want, "<title>%s%s (%s n, ", rs_names[x->name], x->inl ? " [inline]" : "",
+		                 svgutil_commas(num, x->v));
+		char at[64] = "";
+		if (x->file >= 0)
+			snprintf(at, sizeof at, "\nat %s:%d", rs_files[x->file], x->line);
+		size_t al = strlen(at);
+		const char *tail = e - al;
+		int ok = strncmp(p, want, (size_t)w) == 0 && strncmp(tail, at, al) == 0 && (al || tail[-1] == ')');
+		if (!ok && bad++ < 3)
+			fprintf(stderr, "reverse %d frame %zu: want %s...%s, got %.*s\n", reverse, i + 1, want, at,
+			        (int)(e - p), p);
+	}
+	CHECK(p && bad == 0, "reverse %d: %zu of %zu frames differ from the reference", reverse, bad, nn);
+	free(svg);
+	free(nd);
+	free(st);
+	flame_free(g);
+}
+
 static void test_util(void)
 {
 	char b[32];
@@ -261,6 +396,8 @@ int main(void)
 	test_prune_escape_truncate();
 	test_reverse_inline();
 	test_differential();
+	test_random_tree(0);
+	test_random_tree(1);
 	test_util();
 	return check_finish("cli_flame");
 }
