@@ -26,7 +26,9 @@ portc=$(free_port)
 # the CLI behind download/text|graph, slowed down so the test can see the server keep serving
 printf '#!/bin/sh\nsleep 2\nexec "%s" "$@"\n' "$HEAPTAP_PLAIN" >"$tmp/slowcli"
 chmod +x "$tmp/slowcli"
-TMPDIR=$tmp HTTP_HOST_CHILD_ADDR=127.0.0.1:$portc HEAPTAP_CLI=$tmp/slowcli HEAPTAP_CONF="http:127.0.0.1:$port,prof_prefix:$tmp/dumps/hp,prof_final:false,prof_accum:true" \
+# http_dump_rate_ms:0: the steps below ask for dumps closer together than the default gate's
+# one a second when the machine is quick (e2e/sec_http_odds tests the gate itself)
+TMPDIR=$tmp HTTP_HOST_CHILD_ADDR=127.0.0.1:$portc HEAPTAP_CLI=$tmp/slowcli HEAPTAP_CONF="http:127.0.0.1:$port,prof_prefix:$tmp/dumps/hp,prof_final:false,prof_accum:true,http_dump_rate_ms:0" \
 	LD_PRELOAD=$HEAPTAP_LIB "$PROG" "$tmp/stop" >"$tmp/out" 2>"$tmp/err" &
 pid=$!
 for _ in $(seq 100); do

@@ -20,8 +20,10 @@ port=$(free_port)
 U=http://127.0.0.1:$port
 
 # no heaptap CLI for this host: download/text must say so
+# http_dump_rate_ms:0: the steps below ask for dumps closer together than the default gate's
+# one a second when the machine is quick (e2e/sec_http_odds tests the gate itself)
 env -u HEAPTAP_CLI PATH=/usr/bin:/bin TMPDIR=$tmp HTTP_HOST_GO=$tmp/go MALLOC_CONF=prof:true,prof_active:false,lg_prof_sample:19 \
-	HEAPTAP_CONF="http:127.0.0.1:$port,prof:false" LD_PRELOAD=$HEAPTAP_LIB:$JE \
+	HEAPTAP_CONF="http:127.0.0.1:$port,prof:false,http_dump_rate_ms:0" LD_PRELOAD=$HEAPTAP_LIB:$JE \
 	"$PROG" "$tmp/stop" >"$tmp/out" 2>"$tmp/err" &
 pid=$!
 for _ in $(seq 100); do
