@@ -162,33 +162,83 @@ static void set_release(struct series_set *ss)
 	free(ss->tab);
 }
 
-/* Adds dump d's traces to the series. */
-static void set_add_dump(struct series_set *ss, const struct stacks *st, size_t d)
+/*
+ * One dump's traces streamed into the report while stacks_build names them (the
+ * stacks_options.each callback), not kept: each goes into the series of dump d and into up to
+ * two flame graphs (the peak one, the differential one). Memory is the series and the graphs'
+ * merged frames, not the dump's stacks times their depth.
+ */
+struct dump_sink {
+	struct series_set *ss;
+	size_t d;
+	const struct stacks *st;     /* the stacks being built: their names */
+	struct svgflame_sink fl[2];
+	size_t nfl;
+	char *key;                   /* one trace's series key */
+	size_t cap;
+};
+
+/* Adds one trace to dump d's series: its key is its frame names joined by '\n', root first. */
+static void sink_add(void *ctx, const uint32_t *frames, uint32_t nframes, double value,
+                     const struct prof_sample *sample)
 {
-	char *key = NULL;
-	size_t cap = 0;
-	for (size_t t = 0; t < st->ntraces; t++) {
-		const struct stacks_trace *tr = &st->traces[t];
-		size_t len = 0;
-		for (uint32_t i = 0; i < tr->nframes; i++)
-			len += strlen(st->names[tr->frames[i]].name) + 1;
-		if (len + 1 > cap) {
-			cap = (len + 1) * 2;
-			key = arena_xrealloc(key, cap);
-		}
-		char *o = key;
-		for (uint32_t i = 0; i < tr->nframes; i++) {
-			const char *nm = st->names[tr->frames[i]].name;
-			size_t l = strlen(nm);
-			if (i)
-				*o++ = '\n';
-			memcpy(o, nm, l);
-			o += l;
-		}
-		*o = 0;
-		set_get(ss, key)->v[d] += tr->value;
+	struct dump_sink *k = ctx;
+	const struct stacks_name *names = k->st->names;
+	size_t len = 0;
+	for (uint32_t i = 0; i < nframes; i++)
+		len += strlen(names[frames[i]].name) + 1;
+	if (len + 1 > k->cap) {
+		k->cap = (len + 1) * 2;
+		k->key = arena_xrealloc(k->key, k->cap);
 	}
-	free(key);
+	char *o = k->key;
+	for (uint32_t i = 0; i < nframes; i++) {
+		const char *nm = names[frames[i]].name;
+		size_t l = strlen(nm);
+		if (i)
+			*o++ = '\n';
+		memcpy(o, nm, l);
+		o += l;
+	}
+	*o = 0;
+	set_get(k->ss, k->key)->v[k->d] += value;
+	for (size_t f = 0; f < k->nfl; f++)
+		svgflame_sink_add(&k->fl[f], frames, nframes, value, sample);
+}
+
+/* Builds dump d's stacks with o, streaming them into the series and into peakg / diffg where
+   dump d belongs there; *total gets the dump's total. Returns 0 or -1 (stacks_build's). */
+static int add_dump(struct series_set *ss, const struct report_input *in, size_t d, size_t peak,
+                    const struct stacks_options *o, struct flame_graph *peakg, struct flame_graph *diffg,
+                    double *total)
+{
+	const struct profile *p = &in->dumps[d];
+	struct stacks st;
+	struct dump_sink k;
+	memset(&k, 0, sizeof k);
+	k.ss = ss;
+	k.d = d;
+	k.st = &st;
+	/* each trace goes to the peak graph first, then as the differential graph's base (the
+	   first dump) or widths (the last one); every graph gets its traces in dump order */
+	if (d == peak)
+		svgflame_sink_init(&k.fl[k.nfl++], peakg, &st, p, 0);
+	if (diffg && d == 0)
+		svgflame_sink_init(&k.fl[k.nfl++], diffg, &st, p, 1);
+	if (diffg && d == in->n - 1)
+		svgflame_sink_init(&k.fl[k.nfl++], diffg, &st, p, 0);
+	struct stacks_options so = *o;
+	so.each = sink_add;
+	so.each_ctx = &k;
+	int rc = stacks_build(&st, p, &so);
+	for (size_t f = 0; f < k.nfl; f++)
+		svgflame_sink_release(&k.fl[f]);
+	free(k.key);
+	if (rc != 0)
+		return -1;
+	*total = st.total;
+	stacks_release(&st);
+	return 0;
 }
 
 /* ---- output helpers ---- */
@@ -663,6 +713,7 @@ static void write_cross_thread(struct ctx *c, const struct common_args *a, struc
 	stacks_options_from(&so, a);
 	so.style = STACKS_SHORT;
 	so.value_index = PV_INUSE_BYTES;
+	so.sum_only = 1; /* a top table: names' flat and cum only */
 	struct stacks st;
 	if (stacks_build(&st, p, &so) == 0) {
 		char b[64];
@@ -788,26 +839,17 @@ int report_write_html(FILE *out, const struct common_args *a, const struct repor
 		if (c.total[i] > c.total[c.peak])
 			c.peak = i;
 	for (size_t i = 0; i < in->n; i++) {
-		struct stacks st;
-		if (stacks_build(&st, &in->dumps[i], &so) != 0) {
+		if (add_dump(&c.ss, in, i, c.peak, &so, peakg, diffg, &c.total[i]) != 0) {
 			flame_free(peakg);
 			flame_free(diffg);
 			set_release(&c.ss);
 			free(c.total);
 			return -1;
 		}
-		c.total[i] = st.total;
-		set_add_dump(&c.ss, &st, i);
-		if (i == c.peak)
-			svgflame_add_stacks(peakg, &st, &in->dumps[i], 0);
-		if (diffg && i == 0)
-			svgflame_add_stacks(diffg, &st, &in->dumps[i], 1);
-		if (diffg && i == in->n - 1)
-			svgflame_add_stacks(diffg, &st, &in->dumps[i], 0);
-		stacks_release(&st);
 	}
 	struct stacks_options so_short = so;
 	so_short.style = STACKS_SHORT;
+	so_short.sum_only = 1; /* the top table reads the names' flat and cum only */
 	if (stacks_build(&peak_short, &in->dumps[c.peak], &so_short) == 0)
 		have_peak_short = 1;
 

@@ -4,7 +4,7 @@
  * the file:line of each frame is looked up again from the profile's symbol table by expanding
  * the sample's addresses the same way stacks.c does (root first, inline chains outermost
  * first, allocator frames trimmed from the leaf side), so trace frame i is expansion entry i.
- * The same code takes kept traces (svgflame_add_stacks) or streamed ones (the sink).
+ * Traces are streamed in while stacks_build makes them (the sink), never kept.
  */
 #include "svgflame.h"
 
@@ -106,17 +106,4 @@ void svgflame_sink_add(void *ctx, const uint32_t *frames, uint32_t nframes, doub
 		flame_add_ids(k->g, k->ids, k->info, nframes, 0, value);
 	else
 		flame_add_ids(k->g, k->ids, k->info, nframes, value, 0);
-}
-
-void svgflame_add_stacks(struct flame_graph *g, const struct stacks *s, const struct profile *p, int as_base)
-{
-	struct svgflame_sink k;
-	svgflame_sink_init(&k, g, s, p, as_base);
-	for (size_t i = 0; i < s->nnames; i++) /* every name interned once, in id order */
-		graph_id(&k, (uint32_t)i);
-	for (size_t t = 0; t < s->ntraces; t++) {
-		const struct stacks_trace *tr = &s->traces[t];
-		svgflame_sink_add(&k, tr->frames, tr->nframes, tr->value, tr->sample);
-	}
-	svgflame_sink_release(&k);
 }

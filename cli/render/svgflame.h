@@ -13,18 +13,13 @@
 #include "flame.h"
 
 /*
- * Adds every trace of s with a positive value to g: as the value (as_base 0) or as the base
- * value of a differential graph (as_base 1). p is the profile s was built from (for file:line;
- * may be NULL to skip them). Inlined frames lose their "[inline]" name suffix and get
- * flame_frame_info.inlined instead.
- */
-void svgflame_add_stacks(struct flame_graph *g, const struct stacks *s, const struct profile *p, int as_base);
-
-/*
- * The same while stacks_build runs, without keeping the traces: set stacks_options.each to
- * svgflame_sink_add and each_ctx to a sink initialised with the struct stacks being built (s,
- * whose names it reads as they appear) and its profile p. Each trace goes into g as it is made,
- * so memory is g's merged tree, not the stacks. Release the sink after the build.
+ * Adds the traces of a struct stacks to g while stacks_build makes them, without keeping them:
+ * set stacks_options.each to svgflame_sink_add and each_ctx to a sink initialised with the
+ * struct stacks being built (s, whose names it reads as they appear) and its profile p (for
+ * file:line; may be NULL to skip them). Every trace with a positive value goes into g as it is
+ * made, as the value (as_base 0) or as the base value of a differential graph (as_base 1), so
+ * memory is g's merged tree, not the stacks. Inlined frames lose their "[inline]" name suffix
+ * and get flame_frame_info.inlined instead. Release the sink after the build.
  */
 struct svgflame_sink {
 	struct flame_graph *g;
@@ -43,7 +38,7 @@ struct svgflame_sink {
 void svgflame_sink_init(struct svgflame_sink *k, struct flame_graph *g, const struct stacks *s,
                         const struct profile *p, int as_base);
 /* The stacks_options.each callback: ctx is a struct svgflame_sink. Traces whose value is not
-   positive are left out, as svgflame_add_stacks leaves them out. */
+   positive are left out. */
 void svgflame_sink_add(void *ctx, const uint32_t *frames, uint32_t nframes, double value,
                        const struct prof_sample *sample);
 void svgflame_sink_release(struct svgflame_sink *k);
