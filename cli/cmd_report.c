@@ -42,6 +42,46 @@ static int report_opt(void *ctx, int id, const char *v)
 	return 0;
 }
 
+/*
+ * Symbolizes every address of dumps[0..n) once, into all->syms: all takes each dump's mappings,
+ * program and carried symbols (a merge of the dump without its samples), and the dumps' samples
+ * are lent to it for the symbolizer's run, not copied. A merged copy of every stack cost as much
+ * as the dumps themselves (64 MiB for a 250,000-stack dump; tests/e2e/cli_bigdump_report.sh);
+ * the lent list costs a struct prof_sample a stack with several dumps and nothing with one.
+ * all's samples are empty again on return. Returns common_symbolize's code.
+ */
+static int symbolize_series(const struct common_args *a, struct profile *all, const struct profile *dumps,
+                            size_t n)
+{
+	size_t total = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct profile shell = dumps[i];
+		shell.samples = NULL;
+		shell.nsamples = 0;
+		profile_merge(all, &shell, 1);
+		total += dumps[i].nsamples;
+	}
+	struct prof_sample *lent = NULL;
+	if (n == 1) {
+		all->samples = dumps[0].samples;
+	} else {
+		lent = arena_xmalloc((total ? total : 1) * sizeof *lent);
+		size_t k = 0;
+		for (size_t i = 0; i < n; i++) {
+			if (dumps[i].nsamples)
+				memcpy(lent + k, dumps[i].samples, dumps[i].nsamples * sizeof *lent);
+			k += dumps[i].nsamples;
+		}
+		all->samples = lent;
+	}
+	all->nsamples = total;
+	int rc = common_symbolize(a, all);
+	all->samples = NULL;
+	all->nsamples = 0;
+	free(lent);
+	return rc;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	const char *title = NULL;
@@ -106,9 +146,7 @@ int cmd_report(int argc, char **argv)
 		for (size_t i = 0; i < n; i++)
 			time_s[i] = distinct ? (double)(time_ns[i] - time_ns[0]) / 1e9 : (double)i;
 		/* Symbolize every address of the series once, then lend the table to each dump. */
-		for (size_t i = 0; i < n; i++)
-			profile_merge(&all, &dumps[i], 1);
-		rc = common_symbolize(&a, &all);
+		rc = symbolize_series(&a, &all, dumps, n);
 		for (size_t i = 0; i < n && rc == 0; i++) {
 			if (!dumps[i].syms) {
 				dumps[i].syms = all.syms;
