@@ -177,12 +177,17 @@ void symhint_print(const struct profile *p)
 		return;
 	struct missing files[MAX_FILES];
 	size_t nfiles = 0, total = 0;
-	for (size_t i = 0; i < p->nsamples; i++) {
-		const struct prof_sample *sm = &p->samples[i];
-		for (uint32_t k = 0; k < sm->naddrs; k++) {
-			uint64_t addr = sm->addrs[k];
-			const struct prof_mapping *m =
-				unnamed_file(p, addr, p->syms ? symtab_get(p->syms, addr) : NULL);
+	/* distinct addresses: the symbol table's entries once symbolized (so a report over many
+	   dumps counts an address once, not once per dump), else every frame of every sample */
+	size_t nsyms = p->syms ? symtab_count(p->syms) : 0;
+	size_t nitems = p->syms ? nsyms : p->nsamples;
+	for (size_t i = 0; i < nitems; i++) {
+		const struct prof_sample *sm = p->syms ? NULL : &p->samples[i];
+		uint32_t naddrs = sm ? sm->naddrs : 1;
+		for (uint32_t k = 0; k < naddrs; k++) {
+			const struct prof_symbol *sym = sm ? NULL : symtab_at(p->syms, i);
+			uint64_t addr = sm ? sm->addrs[k] : sym->addr;
+			const struct prof_mapping *m = unnamed_file(p, addr, sym);
 			if (!m)
 				continue;
 			size_t f = 0;
