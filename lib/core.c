@@ -582,6 +582,15 @@ static void *early_alloc(size_t n, size_t align)
 	return real_pool_alloc(n, align);
 }
 
+/* Counts a request of c bytes that reached a slow path: its call, and its size when
+   stats_exact keeps the histogram (every request comes here then: tstate.h). */
+static inline void count_request(struct tstate *t, enum interposed_fn fn, uint64_t c)
+{
+	tstate_count(t, fn);
+	if (core_exact.on)
+		tstate_count_size(t, c);
+}
+
 /* The slow path of every allocation: `alloc` NULL means the malloc family (real_call). */
 HEAPTAP_TEXT static void *alloc_slow(enum interposed_fn fn, size_t n, size_t align,
                                      void *(*alloc)(size_t, size_t))
@@ -601,9 +610,7 @@ HEAPTAP_TEXT static void *alloc_slow(enum interposed_fn fn, size_t n, size_t ali
 	tstate_enter();
 	uint64_t c = n ? n : 1;
 	int sample = account(t, c);
-	tstate_count(t, fn);
-	if (core_exact.on)
-		tstate_count_size(t, c);
+	count_request(t, fn, c);
 	void *p = NULL;
 	if (sample && !alloc && zone_wanted())
 		p = sampzone_alloc(&sampzone_main, (size_t)c, align, fn == FN_CALLOC, 0);
@@ -769,9 +776,7 @@ HEAPTAP_TEXT void *core_realloc_slow(void *p, size_t n)
 	tstate_enter();
 	uint64_t c = n ? n : 1;
 	int sample = n ? account(t, c) : 0;
-	tstate_count(t, FN_REALLOC);
-	if (core_exact.on)
-		tstate_count_size(t, c);
+	count_request(t, FN_REALLOC, c);
 	int to_zone = sample && zone_wanted();
 	void *q = zold || to_zone ? zone_move(p, zold, n, to_zone, 0) : exact_realloc(p, n);
 	if (!q && n && had)
