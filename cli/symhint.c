@@ -155,6 +155,32 @@ static const struct prof_mapping *unnamed_file(const struct profile *p, uint64_t
 	return m;
 }
 
+/* The frames the hint counts, by file. */
+struct missing_files {
+	struct missing files[MAX_FILES];
+	size_t n, total;
+};
+
+/* Counts addr (whose symbol is sym, NULL: none) in mf when it is a frame without a name in a
+   file that is present and has no symbols (the others got the symbolizer's warning). */
+static void note_unnamed(struct missing_files *mf, const struct profile *p, uint64_t addr,
+                         const struct prof_symbol *sym)
+{
+	const struct prof_mapping *m = unnamed_file(p, addr, sym);
+	if (!m)
+		return;
+	size_t f = 0;
+	while (f < mf->n && strcmp(mf->files[f].path, m->path) != 0)
+		f++;
+	if (f == mf->n) {
+		if (mf->n == MAX_FILES || access(m->path, R_OK) != 0 || has_symtab(m->path))
+			return;
+		mf->files[mf->n++] = (struct missing){m->path, 0};
+	}
+	mf->files[f].frames++;
+	mf->total++;
+}
+
 /* 0 when no sample can have a frame the hint counts, judged once per distinct address: after
    symbolizing, every address of every sample is in p->syms. Then the frames need no walk. */
 static int any_unnamed(const struct profile *p)
@@ -175,37 +201,22 @@ void symhint_print(const struct profile *p)
 	static int shown;
 	if (shown || !any_unnamed(p))
 		return;
-	struct missing files[MAX_FILES];
-	size_t nfiles = 0, total = 0;
+	struct missing_files mf = {.n = 0, .total = 0};
 	/* distinct addresses: the symbol table's entries once symbolized (so a report over many
 	   dumps counts an address once, not once per dump), else every frame of every sample */
-	size_t nsyms = p->syms ? symtab_count(p->syms) : 0;
-	size_t nitems = p->syms ? nsyms : p->nsamples;
-	for (size_t i = 0; i < nitems; i++) {
-		const struct prof_sample *sm = p->syms ? NULL : &p->samples[i];
-		uint32_t naddrs = sm ? sm->naddrs : 1;
-		for (uint32_t k = 0; k < naddrs; k++) {
-			const struct prof_symbol *sym = sm ? NULL : symtab_at(p->syms, i);
-			uint64_t addr = sm ? sm->addrs[k] : sym->addr;
-			const struct prof_mapping *m = unnamed_file(p, addr, sym);
-			if (!m)
-				continue;
-			size_t f = 0;
-			while (f < nfiles && strcmp(files[f].path, m->path) != 0)
-				f++;
-			if (f == nfiles && nfiles < MAX_FILES) {
-				/* A file that is missing, or has its symbols, got the symbolizer's warning. */
-				if (access(m->path, R_OK) != 0 || has_symtab(m->path))
-					continue;
-				files[nfiles++] = (struct missing){m->path, 0};
-			}
-			if (f < nfiles)
-				files[f].frames++;
-			else
-				continue;
-			total++;
+	if (p->syms) {
+		size_t nsyms = symtab_count(p->syms);
+		for (size_t i = 0; i < nsyms; i++) {
+			const struct prof_symbol *sym = symtab_at(p->syms, i);
+			note_unnamed(&mf, p, sym->addr, sym);
 		}
+	} else {
+		for (size_t i = 0; i < p->nsamples; i++)
+			for (uint32_t k = 0; k < p->samples[i].naddrs; k++)
+				note_unnamed(&mf, p, p->samples[i].addrs[k], NULL);
 	}
+	struct missing *files = mf.files;
+	size_t nfiles = mf.n, total = mf.total;
 	if (!total)
 		return;
 	shown = 1;
