@@ -9,7 +9,9 @@ N random call chains of depth 10-40 drawn from --pcs distinct addresses inside B
 functions (so every frame symbolizes to a real function and line), mapped at a PIE base the
 way /proc/PID/maps would show it. --distinct draws most frames from a fresh address instead
 (about half of all frames distinct, the worst case for symbol look-ups). Deterministic
-(seeded). A benchmark helper: asserts nothing.
+(seeded). A benchmark helper: asserts nothing. The tests on big dumps
+(tests/e2e/cli_bigdump_*.sh) import it for write_paths_dump: stacks that fold into a few
+known paths, whose sums they check.
 """
 import argparse
 import os
@@ -61,6 +63,58 @@ def load_segments(binary):
     return segs
 
 
+def maps_lines(binary, base):
+    """The /proc/PID/maps lines of binary's PT_LOAD segments loaded at base."""
+    path = os.path.abspath(binary)
+    lines = []
+    for va, memsz, off, flags in load_segments(binary):
+        lo = (base + va) & ~0xfff
+        hi = (base + va + memsz + 0xfff) & ~0xfff
+        perm = ("r" if "R" in flags else "-") + ("w" if "W" in flags else "-") + \
+               ("x" if "E" in flags else "-") + "p"
+        lines.append("%x-%x %s %08x 08:01 1234 %s\n" % (lo, hi, perm, off & ~0xfff, path))
+    return lines
+
+
+def generated_functions(binary):
+    """{name: (start, size)} of the functions write_prog generated (f0, f1, ...), from nm -S."""
+    res = {}
+    for line in subprocess.run(["nm", "-S", "--defined-only", binary], capture_output=True,
+                               text=True, check=True).stdout.splitlines():
+        f = line.split()
+        if len(f) == 4 and f[2] in "tT" and f[3].startswith("f") and f[3][1:].isdigit():
+            res[f[3]] = (int(f[0], 16), int(f[1], 16))
+    return res
+
+
+def random_paths(rnd, funcs, npaths=40):
+    """npaths call paths (leaf first) of 20-30 function names drawn from funcs."""
+    return [[rnd.choice(funcs) for _ in range(rnd.randint(20, 30))] for _ in range(npaths)]
+
+
+def write_paths_dump(binary, out, paths, nstacks, rnd, objs=(1, 3)):
+    """A heap_v2 dump of nstacks stacks, each one of paths (leaf first) with fresh addresses
+    drawn inside its functions, of objs[0]..objs[1] objects of 1 KiB, mapped at a PIE base.
+    Returns the bytes written for each path (the folded sums the tests expect)."""
+    base = 0x555555554000
+    names = generated_functions(binary)
+    sums = [0] * len(paths)
+    with open(out, "w") as f:
+        f.write("heap_v2/1\n  t*: %d: %d [0: 0]\n" % (nstacks, nstacks * 1024))
+        for _ in range(nstacks):
+            k = rnd.randrange(len(paths))
+            fr = []
+            for fn in paths[k]:
+                s, size = names[fn]
+                fr.append("0x%x" % (base + s + 1 + rnd.randrange(size - 1)))
+            n = rnd.randint(objs[0], objs[1])
+            sums[k] += n * 1024
+            f.write("@ %s\n  t*: %d: %d [0: 0]\n" % (" ".join(fr), n, n * 1024))
+        f.write("\nMAPPED_LIBRARIES:\n")
+        f.writelines(maps_lines(binary, base))
+    return sums
+
+
 def write_dump(binary, out, nstacks, npcs, distinct):
     rnd = random.Random(11)
     base = 0x555555554000
@@ -90,13 +144,7 @@ def write_dump(binary, out, nstacks, npcs, distinct):
             size = objs * rnd.randint(16, 4096)
             w("@ %s\n  t*: %d: %d [0: 0]\n" % (" ".join(fr), objs, size))
         w("\nMAPPED_LIBRARIES:\n")
-        path = os.path.abspath(binary)
-        for va, memsz, off, flags in load_segments(binary):
-            lo = (base + va) & ~0xfff
-            hi = (base + va + memsz + 0xfff) & ~0xfff
-            perm = ("r" if "R" in flags else "-") + ("w" if "W" in flags else "-") + \
-                   ("x" if "E" in flags else "-") + "p"
-            w("%x-%x %s %08x 08:01 1234 %s\n" % (lo, hi, perm, off & ~0xfff, path))
+        f.writelines(maps_lines(binary, base))
 
 
 def main():

@@ -8,46 +8,17 @@
 # exactly the 40 paths with their summed bytes, computed here. Peak RSS from /usr/bin/time
 # (the plain build: ASan's shadow memory would swamp it). Not timing.
 . "$(dirname "$0")/lib/test.sh"
-PLAIN=${HEAPTAP_PLAIN:-$ROOT/build/heaptap}
-[ -x /usr/bin/time ] || { echo "skip: /usr/bin/time is not installed"; exit 77; }
-command -v cc >/dev/null || { echo "skip: no C compiler"; exit 77; }
-[ -x "$PLAIN" ] || { echo "FAIL: $PLAIN is not built"; exit 1; }
-python3 "$ROOT/bench/gen_bigdump.py" prog "$TMP/src" --funcs 60 || { echo "FAIL: generator"; exit 1; }
-cc -O1 -g -o "$TMP/prog" "$TMP/src/bigprog.c" || { echo "FAIL: compiling the program"; exit 1; }
+. "$(dirname "$0")/lib/bigdump.sh"
+bigdump_prog
 python3 - "$ROOT/bench" "$TMP/prog" "$TMP/big.heap" "$TMP/want.txt" <<'PY'
-import random, subprocess, sys, os
+import random, sys
 sys.path.insert(0, sys.argv[1])
 import gen_bigdump as g
 prog, out, want = sys.argv[2:5]
 rnd = random.Random(5)
-base = 0x555555554000
-names = {}
-for line in subprocess.run(["nm", "-S", "--defined-only", prog], capture_output=True, text=True,
-                           check=True).stdout.splitlines():
-    f = line.split()
-    if len(f) == 4 and f[2] in "tT" and f[3].startswith("f") and f[3][1:].isdigit():
-        names[f[3]] = (int(f[0], 16), int(f[1], 16))
-funcs = sorted(names)
 # 40 paths of functions, leaf first; every stack draws fresh addresses inside its path's functions
-paths = [[rnd.choice(funcs) for _ in range(rnd.randint(20, 30))] for _ in range(40)]
-sums = [0] * len(paths)
-n = 250000
-with open(out, "w") as f:
-    f.write("heap_v2/1\n  t*: %d: %d [0: 0]\n" % (n, n * 1024))
-    for i in range(n):
-        k = rnd.randrange(len(paths))
-        fr = []
-        for fn in paths[k]:
-            s, size = names[fn]
-            fr.append("0x%x" % (base + s + 1 + rnd.randrange(size - 1)))
-        objs = rnd.randint(1, 3)
-        sums[k] += objs * 1024
-        f.write("@ %s\n  t*: %d: %d [0: 0]\n" % (" ".join(fr), objs, objs * 1024))
-    f.write("\nMAPPED_LIBRARIES:\n")
-    for va, memsz, off, flags in g.load_segments(prog):
-        lo, hi = (base + va) & ~0xfff, (base + va + memsz + 0xfff) & ~0xfff
-        perm = ("r" if "R" in flags else "-") + ("w" if "W" in flags else "-") + ("x" if "E" in flags else "-") + "p"
-        f.write("%x-%x %s %08x 08:01 1234 %s\n" % (lo, hi, perm, off & ~0xfff, os.path.abspath(prog)))
+paths = g.random_paths(rnd, sorted(g.generated_functions(prog)))
+sums = g.write_paths_dump(prog, out, paths, 250000, rnd)
 lines = {}
 for k, p in enumerate(paths):
     key = ";".join(reversed(p))
@@ -57,15 +28,12 @@ with open(want, "w") as f:
         f.write("%s %d\n" % (key, lines[key]))
 PY
 [ -s "$TMP/want.txt" ] || { echo "FAIL: the generator wrote nothing"; exit 1; }
-size_kb=$(($(stat -c %s "$TMP/big.heap") / 1024))
-[ "$size_kb" -gt 80000 ] || { echo "FAIL: the generated dump has only $size_kb KiB"; exit 1; }
-/usr/bin/time -f "%M" -o "$TMP/rss.top" "$PLAIN" top "$TMP/prog" "$TMP/big.heap" >/dev/null 2>"$TMP/err" ||
-	{ echo "FAIL: heaptap top exited $?: $(cat "$TMP/err")"; exit 1; }
-/usr/bin/time -f "%M" -o "$TMP/rss.col" "$PLAIN" collapsed "$TMP/prog" "$TMP/big.heap" >"$TMP/got.txt" 2>"$TMP/err" ||
-	{ echo "FAIL: heaptap collapsed exited $?: $(cat "$TMP/err")"; exit 1; }
-check "40 folded lines, summed" "$(cat "$TMP/want.txt")" "$(cat "$TMP/got.txt")"
-top=$(tail -n 1 "$TMP/rss.top")
-col=$(tail -n 1 "$TMP/rss.col")
+bigdump_size "$TMP/big.heap"
+bigdump_run top top "$TMP/prog" "$TMP/big.heap"
+bigdump_run col collapsed "$TMP/prog" "$TMP/big.heap"
+check "40 folded lines, summed" "$(cat "$TMP/want.txt")" "$(cat "$TMP/out.col")"
+top=$(bigdump_rss top)
+col=$(bigdump_rss col)
 if [ "$col" -le $((top + 16384)) ]; then
 	echo "ok[collapsed peak RSS $col KiB, top's $top KiB, for a $size_kb KiB dump]"
 else

@@ -14,76 +14,35 @@
 # grew). Peak RSS from /usr/bin/time (the plain build: ASan's shadow memory would swamp it).
 # Not timing.
 . "$(dirname "$0")/lib/test.sh"
-PLAIN=${HEAPTAP_PLAIN:-$ROOT/build/heaptap}
-[ -x /usr/bin/time ] || { echo "skip: /usr/bin/time is not installed"; exit 77; }
-command -v cc >/dev/null || { echo "skip: no C compiler"; exit 77; }
-[ -x "$PLAIN" ] || { echo "FAIL: $PLAIN is not built"; exit 1; }
-python3 "$ROOT/bench/gen_bigdump.py" prog "$TMP/src" --funcs 60 || { echo "FAIL: generator"; exit 1; }
-cc -O1 -g -o "$TMP/prog" "$TMP/src/bigprog.c" || { echo "FAIL: compiling the program"; exit 1; }
+. "$(dirname "$0")/lib/bigdump.sh"
+bigdump_prog
 python3 - "$ROOT/bench" "$TMP/prog" "$TMP" <<'PY'
-import random, subprocess, sys, os
+import random, sys, os
 sys.path.insert(0, sys.argv[1])
 import gen_bigdump as g
 prog, tmp = sys.argv[2:4]
 rnd = random.Random(5)
-base = 0x555555554000
-names = {}
-for line in subprocess.run(["nm", "-S", "--defined-only", prog], capture_output=True, text=True,
-                           check=True).stdout.splitlines():
-    f = line.split()
-    if len(f) == 4 and f[2] in "tT" and f[3].startswith("f") and f[3][1:].isdigit():
-        names[f[3]] = (int(f[0], 16), int(f[1], 16))
-funcs = sorted(names)
 # 40 paths of functions, leaf first; every stack draws fresh addresses inside its path's functions
-paths = [[rnd.choice(funcs) for _ in range(rnd.randint(20, 30))] for _ in range(40)]
-maps = []
-for va, memsz, off, flags in g.load_segments(prog):
-    lo, hi = (base + va) & ~0xfff, (base + va + memsz + 0xfff) & ~0xfff
-    perm = ("r" if "R" in flags else "-") + ("w" if "W" in flags else "-") + ("x" if "E" in flags else "-") + "p"
-    maps.append("%x-%x %s %08x 08:01 1234 %s\n" % (lo, hi, perm, off & ~0xfff, os.path.abspath(prog)))
-n = 250000
-totals = []
-# dump 1: 1-3 objects a stack; dump 2 (the peak): the same stacks, 2-4 objects
-for d, (lo, hi) in enumerate([(1, 3), (2, 4)]):
-    r = random.Random(11)
-    total = 0
-    with open(os.path.join(tmp, "big.%d.heap" % (d + 1)), "w") as f:
-        f.write("heap_v2/1\n  t*: %d: %d [0: 0]\n" % (n, n * 1024))
-        for i in range(n):
-            k = r.randrange(len(paths))
-            fr = []
-            for fn in paths[k]:
-                s, size = names[fn]
-                fr.append("0x%x" % (base + s + 1 + r.randrange(size - 1)))
-            objs = lo + r.randrange(hi - lo + 1)
-            total += objs * 1024
-            f.write("@ %s\n  t*: %d: %d [0: 0]\n" % (" ".join(fr), objs, objs * 1024))
-        f.write("\nMAPPED_LIBRARIES:\n")
-        f.writelines(maps)
-    totals.append(total)
+paths = g.random_paths(rnd, sorted(g.generated_functions(prog)))
+# dump 1: 1-3 objects a stack; dump 2 (the peak): the same stacks (the same seed draws the
+# same paths and addresses), 2-4 objects
+totals = [sum(g.write_paths_dump(prog, os.path.join(tmp, "big.%d.heap" % (d + 1)), paths, 250000,
+                                 random.Random(11), objs))
+          for d, objs in enumerate([(1, 3), (2, 4)])]
 with open(os.path.join(tmp, "want.txt"), "w") as f:
     f.write("%d %d %d\n" % (totals[0], totals[1], len({tuple(p) for p in paths})))
 PY
 [ -s "$TMP/want.txt" ] || { echo "FAIL: the generator wrote nothing"; exit 1; }
 read -r _ want_peak _ <"$TMP/want.txt"
-size_kb=$(($(stat -c %s "$TMP/big.1.heap") / 1024))
-[ "$size_kb" -gt 80000 ] || { echo "FAIL: the generated dump has only $size_kb KiB"; exit 1; }
-# run NAME ARGS...: runs the plain build under /usr/bin/time; its peak RSS in KiB goes to
-# $TMP/rss.NAME, its output to $TMP/out.NAME
-run() {
-	local name=$1
-	shift
-	/usr/bin/time -f "%M" -o "$TMP/rss.$name" "$PLAIN" "$@" >"$TMP/out.$name" 2>"$TMP/err" ||
-		{ echo "FAIL: heaptap $* exited $?: $(cat "$TMP/err")"; exit 1; }
-}
-run top top "$TMP/prog" "$TMP/big.2.heap"
-run report1 report "$TMP/prog" "$TMP/big.2.heap"
-run topbase top --base="$TMP/big.1.heap" "$TMP/prog" "$TMP/big.2.heap"
-run report2 report "$TMP/prog" "$TMP/big.1.heap" "$TMP/big.2.heap"
-top=$(tail -n 1 "$TMP/rss.top")
-rep=$(tail -n 1 "$TMP/rss.report1")
-topb=$(tail -n 1 "$TMP/rss.topbase")
-rep2=$(tail -n 1 "$TMP/rss.report2")
+bigdump_size "$TMP/big.1.heap"
+bigdump_run top top "$TMP/prog" "$TMP/big.2.heap"
+bigdump_run report1 report "$TMP/prog" "$TMP/big.2.heap"
+bigdump_run topbase top --base="$TMP/big.1.heap" "$TMP/prog" "$TMP/big.2.heap"
+bigdump_run report2 report "$TMP/prog" "$TMP/big.1.heap" "$TMP/big.2.heap"
+top=$(bigdump_rss top)
+rep=$(bigdump_rss report1)
+topb=$(bigdump_rss topbase)
+rep2=$(bigdump_rss report2)
 check "one dump: the peak flame graph's total is the dump's sum" "data-total=\"$want_peak\"" \
 	"$(grep -o 'id="flame-peak"[^>]*data-total="[^"]*"' "$TMP/out.report1" | grep -o 'data-total="[^"]*"')"
 check "two dumps: the peak flame graph's total is the second dump's sum" "data-total=\"$want_peak\"" \
