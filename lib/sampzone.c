@@ -4,9 +4,10 @@
  * blocks, one mapping each for large ones, and the zone's own index of both. Not the fast
  * path's range test (interpose.c, against real.h's copy of the base) and not the profile.
  *
- * The slab region's index is one 32-bit word per page: at the first page of a run, bits 28-30
- * its length in pages (1-4) and bit 31 set while it is handed out; while it is free, bits 0-27
- * the next free run of its length (page + 1, 0 = none). The large region's index is an
+ * The slab region's index is one 32-bit word per page of each mapped slab (found through a
+ * directory with a pointer per slab slot): at the first page of a run, bits 28-30 its length
+ * in pages (1-4) and bit 31 set while it is handed out; while it is free, bits 0-27 the next
+ * free run of its length (page + 1, 0 = none). Runs never cross a slab. The large region's index is an
  * open-addressing table (linear probing, backward-shift deletion) of (address, length),
  * doubled at half load. All of it is mapped here, never taken from the host's malloc.
  */
@@ -99,42 +100,70 @@ static int lock(struct sampzone *z, int nested)
 
 /* ---- small blocks: page runs in slabs ---- */
 
+/* The index word of slab-region page pg (its slab is mapped). */
+static uint32_t *meta_word(const struct sampzone *z, uint32_t pg)
+{
+	return &z->slab_meta[pg / SAMPZONE_SLAB_PAGES][pg % SAMPZONE_SLAB_PAGES];
+}
+
 static void push_free(struct sampzone *z, uint32_t pg, uint32_t len)
 {
-	z->meta[pg] = (len << META_LEN_SHIFT) | z->free_head[len];
+	*meta_word(z, pg) = (len << META_LEN_SHIFT) | z->free_head[len];
 	z->free_head[len] = pg + 1;
+}
+
+/* Zeroed index words for one slab, cut from the current chunk (a new one mapped when it is
+   used up), or NULL. */
+static uint32_t *slab_words(struct sampzone *z)
+{
+	if (!z->meta_chunks || z->meta_chunk_used == SAMPZONE_META_CHUNK_SLABS) {
+		if (z->meta_chunks == SAMPZONE_META_CHUNKS)
+			return NULL;
+		size_t cb = (size_t)SAMPZONE_META_CHUNK_SLABS * SAMPZONE_SLAB_PAGES * sizeof(uint32_t);
+		uint32_t *c = pages_map(cb);
+		if (!c)
+			return NULL;
+		z->meta_chunk[z->meta_chunks++] = c;
+		z->meta_chunk_used = 0;
+		z->index_bytes += cb;
+	}
+	return z->meta_chunk[z->meta_chunks - 1] + (size_t)z->meta_chunk_used++ * SAMPZONE_SLAB_PAGES;
 }
 
 /* Maps the next slab (skipping slots taken by someone else); 0 or -1. */
 static int new_slab(struct sampzone *z)
 {
-	if (!z->meta) {
-		size_t mb = z->small_bytes / SAMPZONE_PAGE * sizeof(uint32_t);
-		void *m = pages_map(mb);
-		if (!m)
+	size_t slots = z->small_bytes / SAMPZONE_SLAB;
+	if (!z->slab_meta) {
+		void *d = pages_map(slots * sizeof(uint32_t *));
+		if (!d)
 			return -1;
-		z->meta_bytes = mb;
-		z->index_bytes += mb;
-		__atomic_store_n(&z->meta, (uint32_t *)m, __ATOMIC_RELEASE);
+		z->index_bytes += slots * sizeof(uint32_t *);
+		__atomic_store_n(&z->slab_meta, (uint32_t **)d, __ATOMIC_RELEASE);
 	}
+	uint32_t *words = slab_words(z);
+	if (!words)
+		return -1;
 	for (int tries = 0; tries < MAX_TRIES; tries++) {
 		if (z->slab_next + SAMPZONE_SLAB > z->small_bytes)
-			return -1;
+			break;
 		size_t off = z->slab_next;
 		z->slab_next += SAMPZONE_SLAB;
 		int r = map_at(z, z->base + off, SAMPZONE_SLAB);
 		if (r < 0)
-			return -1;
+			break;
 		if (r > 0)
 			continue;
 		/* the old slab's tail (< MAX_RUN pages) becomes a free run */
 		if (z->bump < z->bump_end)
 			push_free(z, z->bump, z->bump_end - z->bump);
+		__atomic_store_n(&z->slab_meta[off / SAMPZONE_SLAB], words, __ATOMIC_RELEASE);
 		z->bump = (uint32_t)(off / SAMPZONE_PAGE);
-		z->bump_end = z->bump + (uint32_t)(SAMPZONE_SLAB / SAMPZONE_PAGE);
+		z->bump_end = z->bump + SAMPZONE_SLAB_PAGES;
 		z->mapped += SAMPZONE_SLAB;
 		return 0;
 	}
+	z->meta_chunk_used--; /* the words go to the next slab instead (still zero) */
 	return -1;
 }
 
@@ -144,7 +173,7 @@ static void *alloc_small(struct sampzone *z, uint32_t pages, int zero)
 	int reused = 0;
 	if (z->free_head[pages]) {
 		pg = z->free_head[pages] - 1;
-		z->free_head[pages] = z->meta[pg] & META_NEXT_MASK;
+		z->free_head[pages] = *meta_word(z, pg) & META_NEXT_MASK;
 		reused = 1;
 	} else {
 		if (z->bump_end - z->bump < pages && new_slab(z) < 0)
@@ -152,7 +181,7 @@ static void *alloc_small(struct sampzone *z, uint32_t pages, int zero)
 		pg = z->bump;
 		z->bump += pages;
 	}
-	z->meta[pg] = META_LIVE | (pages << META_LEN_SHIFT);
+	*meta_word(z, pg) = META_LIVE | (pages << META_LEN_SHIFT);
 	z->live++;
 	void *p = (void *)(z->base + (uintptr_t)pg * SAMPZONE_PAGE);
 	if (zero && reused)
@@ -341,10 +370,13 @@ size_t sampzone_size(struct sampzone *z, const void *p, int nested)
 	uintptr_t off = (uintptr_t)p - z->base;
 	if (off < z->small_bytes) {
 		/* p is the caller's: its word does not change under it */
-		const uint32_t *m = __atomic_load_n(&z->meta, __ATOMIC_ACQUIRE);
+		uint32_t pg = (uint32_t)(off / SAMPZONE_PAGE);
+		uint32_t **dir = __atomic_load_n(&z->slab_meta, __ATOMIC_ACQUIRE);
+		const uint32_t *m = dir ? __atomic_load_n(&dir[pg / SAMPZONE_SLAB_PAGES], __ATOMIC_ACQUIRE)
+		                        : NULL;
 		if (!m)
 			return 0;
-		uint32_t w = __atomic_load_n(&m[off / SAMPZONE_PAGE], __ATOMIC_RELAXED);
+		uint32_t w = __atomic_load_n(&m[pg % SAMPZONE_SLAB_PAGES], __ATOMIC_RELAXED);
 		if (!(w & META_LIVE))
 			return 0;
 		return (size_t)((w >> META_LEN_SHIFT) & META_LEN_MASK) * SAMPZONE_PAGE;
@@ -368,7 +400,7 @@ int sampzone_release(struct sampzone *z, void *p, int nested)
 	}
 	if (off < z->small_bytes) {
 		uint32_t pg = (uint32_t)(off / SAMPZONE_PAGE);
-		uint32_t w = z->meta ? z->meta[pg] : 0;
+		uint32_t w = z->slab_meta && z->slab_meta[pg / SAMPZONE_SLAB_PAGES] ? *meta_word(z, pg) : 0;
 		if (!(w & META_LIVE)) {
 			lockrank_unlock(&z->lock);
 			return 0;
@@ -408,9 +440,14 @@ void sampzone_destroy(struct sampzone *z)
 	pages_unmap(z->big, z->big_cap * sizeof *z->big);
 	if (z->slab_next)
 		munmap((void *)z->base, z->slab_next); /* skipped slots too: see sampzone.h */
-	pages_unmap(z->meta, z->meta_bytes);
+	for (uint32_t i = 0; i < z->meta_chunks; i++)
+		pages_unmap(z->meta_chunk[i], (size_t)SAMPZONE_META_CHUNK_SLABS * SAMPZONE_SLAB_PAGES *
+		                                  sizeof(uint32_t));
+	if (z->slab_meta)
+		pages_unmap(z->slab_meta, z->small_bytes / SAMPZONE_SLAB * sizeof(uint32_t *));
 	z->big = NULL;
-	z->meta = NULL;
+	z->slab_meta = NULL;
+	z->meta_chunks = z->meta_chunk_used = 0;
 	z->big_cap = z->big_n = 0;
 	z->slab_next = 0;
 }

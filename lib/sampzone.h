@@ -34,12 +34,17 @@
 #define SAMPZONE_SMALL_MAX (16u * 1024)
 #define SAMPZONE_PAGE 4096u
 #define SAMPZONE_SLAB ((size_t)2 << 20)
-/* The slab region's size in the full zone (its index: a 4-byte word per page, 4 MiB of
-   address space, touched as slabs are mapped). */
+/* The slab region's size in the full zone. Its index is a 4-byte word per page of the slabs
+   mapped so far (2 KiB a slab, in chunks of SAMPZONE_META_CHUNK_SLABS slabs) under a
+   directory of a pointer per slab slot (16 KiB for the full zone): address space in
+   proportion to the slabs in use, none before the first sample. */
 #define SAMPZONE_SMALL_REGION ((size_t)4 << 30)
 /* The zone is used only at sampling periods of at least this many bytes: a page per sampled
    block then costs at most 3 % of the bytes each sample stands for. */
 #define SAMPZONE_MIN_PERIOD ((uint64_t)128 * 1024)
+#define SAMPZONE_SLAB_PAGES ((uint32_t)(SAMPZONE_SLAB / SAMPZONE_PAGE))
+#define SAMPZONE_META_CHUNK_SLABS 32u
+#define SAMPZONE_META_CHUNKS 64u /* chunks of index words at most (the full zone's 2048 slabs) */
 
 /* Released large mappings kept for reuse: at most this many, of at most SAMPZONE_CACHE_ONE
    bytes each and SAMPZONE_CACHE_BYTES together (the rest are unmapped). */
@@ -57,8 +62,11 @@ struct sampzone {
 	uintptr_t base;        /* the range [base, base + small_bytes + large_bytes) */
 	size_t small_bytes;    /* the slab region at base (a multiple of SAMPZONE_SLAB) */
 	size_t large_bytes;    /* the large-block region after it */
-	uint32_t *meta;        /* per slab-region page: see sampzone.c; NULL until first use */
-	size_t meta_bytes;
+	uint32_t **slab_meta;  /* per slab slot: its pages' index words (sampzone.c), or NULL;
+	                          the directory itself NULL until the first slab */
+	uint32_t *meta_chunk[SAMPZONE_META_CHUNKS]; /* where the index words are cut from */
+	uint32_t meta_chunks;  /* chunks mapped */
+	uint32_t meta_chunk_used;/* slabs' words cut from the last chunk */
 	size_t slab_next;      /* offset of the next slab to map */
 	uint32_t bump, bump_end;/* the current slab's unused pages [bump, bump_end) */
 	uint32_t free_head[5]; /* per run length 1-4: first free run's page + 1, 0 = none */

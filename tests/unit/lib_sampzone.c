@@ -6,7 +6,9 @@
  * region's cursor wrapping past a live block, pointers the zone did not hand out (inside a
  * run, a run never handed out, a double release, the host's own mapping inside the range),
  * the index growing to thousands of small and large blocks, the nested (trylock) variants
- * and four threads sharing one zone without overlapping blocks. Not a test of core.c's use.
+ * and four threads sharing one zone without overlapping blocks, and the slab index mapped in
+ * proportion to the slabs in use (none before the first block, a second chunk of index words
+ * at the 33rd slab). Not a test of core.c's use.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -303,6 +305,40 @@ static void test_cache_fit(uintptr_t base)
 	sampzone_destroy(&z);
 }
 
+/* The slab region's index costs address space as slabs are mapped, not for the whole region
+   at the first block (4 MiB of it in the full zone, before). */
+static void test_index_growth(uintptr_t base)
+{
+	struct sampzone z;
+	sampzone_init(&z, base, 128 * MIB, 64 * MIB);
+	const size_t dir = 64 * sizeof(uint32_t *);
+	const size_t chunk = (size_t)SAMPZONE_META_CHUNK_SLABS * SAMPZONE_SLAB_PAGES * 4;
+	CHECK(z.index_bytes == 0, "nothing mapped before the first block");
+	enum { PER_SLAB = 128, N = 33 * PER_SLAB };
+	static unsigned char *b[N];
+	for (int i = 0; i < N; i++) {
+		b[i] = sampzone_alloc(&z, SAMPZONE_SMALL_MAX, 0, 0, 0);
+		if (!b[i]) {
+			CHECK(0, "block %d", i);
+			return;
+		}
+		b[i][0] = (unsigned char)i;
+		if (i == 0)
+			CHECK(z.index_bytes == dir + chunk, "one slab: %lu", (unsigned long)z.index_bytes);
+	}
+	CHECK(z.mapped == 33 * SAMPZONE_SLAB);
+	CHECK(z.index_bytes == dir + 2 * chunk, "33 slabs, two chunks: %lu",
+	      (unsigned long)z.index_bytes);
+	int known = 0;
+	for (int i = 0; i < N; i++)
+		known += sampzone_size(&z, b[i], 0) == SAMPZONE_SMALL_MAX && b[i][0] == (unsigned char)i;
+	CHECK(known == N, "every block found in its slab's words (%d)", known);
+	CHECK(sampzone_release(&z, b[N - 1], 0) == 1 && sampzone_release(&z, b[5], 0) == 1);
+	CHECK(sampzone_alloc(&z, 16000, 0, 0, 0) == b[5], "LIFO reuse across chunks");
+	CHECK(sampzone_alloc(&z, 16000, 0, 0, 0) == b[N - 1]);
+	sampzone_destroy(&z);
+}
+
 int main(void)
 {
 	uintptr_t base = sampzone_pick_base();
@@ -315,5 +351,6 @@ int main(void)
 	test_cache_fit(base + ((uintptr_t)3 << 30));
 	test_many(base + ((uintptr_t)2 << 30));
 	test_threads(base + ((uintptr_t)4 << 30));
+	test_index_growth(base + ((uintptr_t)6 << 30));
 	return check_finish("lib_sampzone");
 }
