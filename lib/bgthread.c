@@ -8,6 +8,7 @@
 #include "bgthread.h"
 
 #include <stdint.h>
+#include <time.h>
 
 #include "doorbell.h"
 #include "dump.h"
@@ -18,6 +19,12 @@
 #include "tstate.h"
 
 static int bg_state; /* 0 none, 1 starting/running (atomic) */
+/* 1 from before the thread takes requests from the doorbell until it has written them
+   (atomic, sequentially consistent against bgthread_drain's take) */
+static int bg_serving;
+/* How long exit waits for the thread's requests in hand (then they are cancelled, counted as
+   failed dumps by dump.c). */
+#define DRAIN_WAIT_MS 5000
 static int log_once_thread;
 
 static void serve(const uint64_t want[TRIG_COUNT])
@@ -35,6 +42,12 @@ void bgthread_drain(void)
 	doorbell_take(want);
 	want[TRIG_TIME] = 0; /* nothing is due at exit but the final dump */
 	serve(want);
+	/* what the thread took before us is its to write: wait for it, or exit's dump_set_exiting
+	   would cancel those dumps (a short program lost its interval dumps this way) */
+	for (int ms = 0; ms < DRAIN_WAIT_MS && __atomic_load_n(&bg_serving, __ATOMIC_SEQ_CST); ms++) {
+		struct timespec ts = {0, 1000000};
+		nanosleep(&ts, NULL);
+	}
 }
 
 static void *bg_main(void *arg)
@@ -60,6 +73,7 @@ static void *bg_main(void *arg)
 			due = push_due;
 		doorbell_wait(due);
 		uint64_t want[TRIG_COUNT];
+		__atomic_store_n(&bg_serving, 1, __ATOMIC_SEQ_CST);
 		doorbell_take(want);
 		now = sys_mono_ns();
 		if (time_next && now >= time_next) {
@@ -79,6 +93,7 @@ static void *bg_main(void *arg)
 		char reason[256];
 		if (memwatch_check(sys_mono_ns(), reason, sizeof reason))
 			dump_named_why(TRIG_OOM, reason, NULL, 0);
+		__atomic_store_n(&bg_serving, 0, __ATOMIC_SEQ_CST);
 		push_run(sys_mono_ns());
 	}
 	return NULL;
@@ -102,4 +117,5 @@ void bgthread_ensure(void)
 void bgthread_fork_child(void)
 {
 	__atomic_store_n(&bg_state, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&bg_serving, 0, __ATOMIC_RELEASE);
 }

@@ -16,7 +16,8 @@
 void bgthread_ensure(void);
 
 /* At exit, on the calling thread: writes the dumps still requested (not time dumps: nothing
-   is due at exit but the final dump). */
+   is due at exit but the final dump), then waits (at most 5 s) for the thread to finish the
+   ones it had taken. */
 void bgthread_drain(void);
 
 /* In a fork child: the thread is gone; the next bgthread_ensure starts a new one. */

@@ -41,10 +41,11 @@ void doorbell_ring(enum dump_trigger trig)
 
 void doorbell_take(uint64_t want[TRIG_COUNT])
 {
-	unsigned mask = __atomic_exchange_n(&pending_mask, 0, __ATOMIC_ACQ_REL);
+	/* sequentially consistent: ordered with bgthread.c's flag of requests in hand */
+	unsigned mask = __atomic_exchange_n(&pending_mask, 0, __ATOMIC_SEQ_CST);
 	for (int t = 0; t < TRIG_COUNT; t++)
 		want[t] = (mask >> t) & 1;
-	want[TRIG_INTERVAL] = __atomic_exchange_n(&pending_intervals, 0, __ATOMIC_ACQ_REL);
+	want[TRIG_INTERVAL] = __atomic_exchange_n(&pending_intervals, 0, __ATOMIC_SEQ_CST);
 }
 
 /* Takes one ring if there is one: 1, else 0. */

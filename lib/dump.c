@@ -565,7 +565,9 @@ int dump_named_why(enum dump_trigger trig, const char *reason, char *name, size_
 	tstate_enter();
 	dump_lock();
 	if (exiting && trig != TRIG_FINAL && trig != TRIG_PEAK) {
-		/* a background dump racing with exit would be cut off by _exit: skip it */
+		/* a background dump racing with exit would be cut off by _exit: skip it, counted as
+		   failed (ECANCELED) */
+		note_outcome(trig, -ECANCELED);
 		dump_unlock();
 		tstate_leave();
 		return -ECANCELED;
