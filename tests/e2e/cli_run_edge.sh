@@ -121,6 +121,7 @@ fi
 # 3b. A crash (SIGSEGV) and an _exit(0) skip the final dump: run says why, reports the last
 #     periodic dump when there is one, and passes the status on (1 for _exit(0): no profile).
 cat >"$TMP/crash.c" <<'EOF2'
+#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -130,12 +131,29 @@ __attribute__((noinline)) char *grab(size_t n)
 	memset(p, 1, n);
 	return p;
 }
+/* 1 when dir holds a periodic dump (a name with ".t<N>.heap") */
+static int timed_dump(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int found = 0;
+	while (d && !found && (e = readdir(d))) {
+		const char *t = strstr(e->d_name, ".t");
+		size_t n = strlen(e->d_name);
+		found = t && n > 5 && strcmp(e->d_name + n - 5, ".heap") == 0;
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
 int main(int argc, char **argv)
 {
 	char *p = grab(4 << 20);
-	usleep(400000); /* periodic dumps every 100 ms */
 	if (argc > 1)
 		_exit(0);
+	/* periodic dumps every 100 ms: crash once one is written (at most 10 s) */
+	for (int i = 0; i < 1000 && !timed_dump("out"); i++)
+		usleep(10000);
 	*(volatile int *)0 = p[3];
 	return 0;
 }
@@ -187,8 +205,13 @@ cc -O1 -g -fno-omit-frame-pointer -o "$TMP/server" "$TMP/server.c" || { echo "FA
 run -- ./server "$TMP/server.pid" &
 runpid=$!
 for i in $(seq 1 100); do [ -s "$TMP/server.pid" ] && break; sleep 0.1; done
-sleep 6 # one periodic dump
 spid=$(cat "$TMP/server.pid" 2>/dev/null)
+# one periodic dump of the server (every 5 s): waited for, not guessed (a stalled runner
+# missed it by 1 s)
+for i in $(seq 1 300); do
+	ls "$TMP/out" 2>/dev/null | grep -qE "^heaptap\.$spid\.[0-9]+\.t[0-9]+\.heap\$" && break
+	sleep 0.1
+done
 [ -n "$spid" ] && kill -INT "$spid"
 wait $runpid
 rc=$?

@@ -31,7 +31,11 @@ for _ in $(seq 100); do curl -s -o /dev/null "$U/" && break; sleep 0.1; done
 
 curl -s -o "$d/p.pb" -w '%{http_code}\n' "$U/debug/pprof/profile?seconds=2" >"$d/p.code" &
 cpid=$!
-sleep 0.5
+# the first profile has started (not a guessed 0.5 s: a slow start flipped the two requests)
+for _ in $(seq 200); do
+	curl -s "$U/heaptap/stats" | python3 -c 'import json,sys; sys.exit(0 if json.load(sys.stdin)["cpu"]["running"] else 1)' 2>/dev/null && break
+	sleep 0.05
+done
 curl -s -D "$d/busy.h" -o "$d/busy.body" "$U/debug/pprof/profile?seconds=1"
 t0=$(date +%s%N)
 code=$(curl -s -o /dev/null -w '%{http_code}' "$U/")
