@@ -87,6 +87,9 @@ run() { # run <name> <exact 0|1> <lg or ""> <conf>
 
 run exact_default 1 "" "stats_exact:true,prof_prefix:$d/exact_default/h"
 run exact_lg0 1 0 "stats_exact:true,lg_prof_sample:0,prof_prefix:$d/exact_lg0/h"
+# a period of 4 KiB: some of the program's ~450 KB sampled and some not in every run (at the
+# default rate whether any is sampled is chance: the exact sums must hold on both paths)
+run exact_lg12 1 12 "stats_exact:true,lg_prof_sample:12,prof_prefix:$d/exact_lg12/h"
 run plain_default 0 "" "prof_prefix:$d/plain_default/h"
 run plain_lg0 0 0 "lg_prof_sample:0,prof_prefix:$d/plain_lg0/h"
 run plain_lg0_libunwind 0 0 "lg_prof_sample:0,prof_unwind:libunwind,prof_prefix:$d/plain_lg0_libunwind/h"
