@@ -7,9 +7,9 @@
  * The slab region's index is one 32-bit word per page of each mapped slab (found through a
  * directory with a pointer per slab slot): at the first page of a run, bits 28-30 its length
  * in pages (1-4) and bit 31 set while it is handed out; while it is free, bits 0-27 the next
- * free run of its length (page + 1, 0 = none). Runs never cross a slab. The large region's index is an
- * open-addressing table (linear probing, backward-shift deletion) of (address, length),
- * doubled at half load. All of it is mapped here, never taken from the host's malloc.
+ * free run of its length (page + 1, 0 = none). Runs never cross a slab. The large region's
+ * index is an open-addressing table (linear probing, backward-shift deletion) of (address,
+ * length), doubled at half load. All of it is mapped here, never taken from the host's malloc.
  */
 #include "sampzone.h"
 
@@ -35,6 +35,8 @@
 /* NOREPLACE attempts per request before the zone gives up on it */
 #define MAX_TRIES 16
 #define BIG_MIN_SLOTS 256
+/* bytes of one chunk of slab index words */
+#define META_CHUNK_BYTES ((size_t)SAMPZONE_META_CHUNK_SLABS * SAMPZONE_SLAB_PAGES * sizeof(uint32_t))
 
 struct sampzone sampzone_main = {.lock = RANKED_MUTEX_INITIALIZER(LOCKRANK_ZONE),
                                  .base = SAMPZONE_OFF};
@@ -119,13 +121,12 @@ static uint32_t *slab_words(struct sampzone *z)
 	if (!z->meta_chunks || z->meta_chunk_used == SAMPZONE_META_CHUNK_SLABS) {
 		if (z->meta_chunks == SAMPZONE_META_CHUNKS)
 			return NULL;
-		size_t cb = (size_t)SAMPZONE_META_CHUNK_SLABS * SAMPZONE_SLAB_PAGES * sizeof(uint32_t);
-		uint32_t *c = pages_map(cb);
+		uint32_t *c = pages_map(META_CHUNK_BYTES);
 		if (!c)
 			return NULL;
 		z->meta_chunk[z->meta_chunks++] = c;
 		z->meta_chunk_used = 0;
-		z->index_bytes += cb;
+		z->index_bytes += META_CHUNK_BYTES;
 	}
 	return z->meta_chunk[z->meta_chunks - 1] + (size_t)z->meta_chunk_used++ * SAMPZONE_SLAB_PAGES;
 }
@@ -372,8 +373,9 @@ size_t sampzone_size(struct sampzone *z, const void *p, int nested)
 		/* p is the caller's: its word does not change under it */
 		uint32_t pg = (uint32_t)(off / SAMPZONE_PAGE);
 		uint32_t **dir = __atomic_load_n(&z->slab_meta, __ATOMIC_ACQUIRE);
-		const uint32_t *m = dir ? __atomic_load_n(&dir[pg / SAMPZONE_SLAB_PAGES], __ATOMIC_ACQUIRE)
-		                        : NULL;
+		const uint32_t *m = NULL;
+		if (dir)
+			m = __atomic_load_n(&dir[pg / SAMPZONE_SLAB_PAGES], __ATOMIC_ACQUIRE);
 		if (!m)
 			return 0;
 		uint32_t w = __atomic_load_n(&m[pg % SAMPZONE_SLAB_PAGES], __ATOMIC_RELAXED);
@@ -441,8 +443,7 @@ void sampzone_destroy(struct sampzone *z)
 	if (z->slab_next)
 		munmap((void *)z->base, z->slab_next); /* skipped slots too: see sampzone.h */
 	for (uint32_t i = 0; i < z->meta_chunks; i++)
-		pages_unmap(z->meta_chunk[i], (size_t)SAMPZONE_META_CHUNK_SLABS * SAMPZONE_SLAB_PAGES *
-		                                  sizeof(uint32_t));
+		pages_unmap(z->meta_chunk[i], META_CHUNK_BYTES);
 	if (z->slab_meta)
 		pages_unmap(z->slab_meta, z->small_bytes / SAMPZONE_SLAB * sizeof(uint32_t *));
 	z->big = NULL;
