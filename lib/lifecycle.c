@@ -114,6 +114,7 @@ static void at_exit(void)
 		dump_named(TRIG_PEAK, NULL, 0);
 	if (o->prof_final && o->prof_prefix[0])
 		dump_named(TRIG_FINAL, name, sizeof name);
+	push_at_exit(); /* the last interval, and what the queue still holds */
 	if (o->prof_leak) {
 		uint64_t leaked = dump_leak_summary(name);
 		if (o->prof_leak_error && leaked > 0)

@@ -5,11 +5,13 @@
  * (delta.c) is written to a memfd, encoded for the dialect (profile/inproc/pushfmt.c) into its own
  * mmap'd buffer and queued; the queue's head is POSTed (pushhttp.c); a failure is retried
  * with a doubling backoff, a refusal (4xx other than 408 and 429) is dropped at once, and a
- * full queue drops its oldest profile. Every outcome is counted (push_get_counts, /metrics)
- * and the first failure of each kind is logged once.
+ * full queue drops its oldest profile. At exit the exiting thread takes the queue over
+ * (run_state), pushes the interval so far and what is queued, bounded in time. Every outcome
+ * is counted (push_get_counts, /metrics) and the first failure of each kind is logged once.
  *
  * Not the encodings nor the HTTP client. No host malloc (mmap'd buffers, a memfd above the
- * host's descriptors); the host's threads never wait for anything here.
+ * host's descriptors); the host's threads never wait for anything here, except the exiting
+ * one (at most min(push_timeout, 5 s)).
  */
 #include "push.h"
 #include "../base/pages.h"
@@ -18,6 +20,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../base/outbuf.h"
@@ -50,6 +53,11 @@ static struct sys_fd memfds[2] = {SYS_FD_NONE, SYS_FD_NONE}; /* one per profile 
 static struct qent queue[QUEUE_MAX];
 static unsigned qhead, qlen;
 static int64_t next_profile_ns;
+/* Who may touch the queue: 0 nobody, 1 the background thread in push_run, 2 closed by
+   push_at_exit (atomic). */
+static int run_state;
+/* The longest exit waits for the last pushes (less when push_timeout is less). */
+#define EXIT_BUDGET_MS 5000
 static int log_once_url, log_once_resolve, log_once_fail, log_once_refused, log_once_drop;
 static char service[128];
 static char user_labels[512];   /* a copy, split in place */
@@ -284,8 +292,9 @@ static void log_status(int *once, const char *what, int st)
 	}
 }
 
-/* Sends the queue's head once. 1 when it left the queue (sent or dropped), 0 to retry later. */
-static int send_head(const struct options *o, int64_t now)
+/* Sends the queue's head once, waiting at most timeout_ms. 1 when it left the queue (sent or
+   dropped), 0 to retry later; at exit (final) a failure drops it at once. */
+static int send_head(const struct options *o, int64_t now, int timeout_ms, int final)
 {
 	struct qent *e = &queue[qhead];
 	char extra[1024];
@@ -299,7 +308,7 @@ static int send_head(const struct options *o, int64_t now)
 		             ": only IP addresses, localhost and /etc/hosts names (no DNS inside the program)");
 	}
 	int st = pushhttp_post(&url, e->req.target, e->req.ctype, extra, e->map, e->body_len,
-	                       (int)o->push_timeout_ms, reply, sizeof reply);
+	                       timeout_ms, reply, sizeof reply);
 	__atomic_store_n(&counts.last_status, st, __ATOMIC_RELAXED);
 	if (st >= 200 && st < 300) {
 		bump(&counts.pushed);
@@ -316,7 +325,7 @@ static int send_head(const struct options *o, int64_t now)
 		return 1;
 	}
 	log_status(&log_once_fail, "push: a push failed, retrying with backoff", st);
-	if (++e->attempts > o->push_retries) {
+	if (++e->attempts > o->push_retries || final) {
 		bump(&counts.dropped);
 		drop_head();
 		return 1;
@@ -329,7 +338,7 @@ static int send_head(const struct options *o, int64_t now)
 
 int64_t push_due_ns(void)
 {
-	if (!configured)
+	if (!configured || __atomic_load_n(&run_state, __ATOMIC_ACQUIRE) == 2)
 		return 0;
 	int64_t due = next_profile_ns;
 	if (qlen && queue[qhead].next_try_ns < due)
@@ -339,8 +348,10 @@ int64_t push_due_ns(void)
 
 void push_run(int64_t now)
 {
-	if (!configured)
-		return;
+	int idle = 0;
+	if (!configured || !__atomic_compare_exchange_n(&run_state, &idle, 1, 0, __ATOMIC_ACQUIRE,
+	                                                __ATOMIC_RELAXED))
+		return; /* not pushing, or closed at exit */
 	const struct options *o = options_get();
 	if (!nlabels)
 		build_labels(o);
@@ -351,14 +362,73 @@ void push_run(int64_t now)
 		make_profile(o);
 	}
 	while (qlen && queue[qhead].next_try_ns <= now) {
-		if (!send_head(o, now))
+		if (!send_head(o, now, (int)o->push_timeout_ms, 0))
 			break;
 		now = sys_mono_ns();
 	}
+	__atomic_store_n(&run_state, 0, __ATOMIC_RELEASE);
+}
+
+static void log_exit_loss(uint64_t n, const char *why)
+{
+	char head[96];
+	struct outbuf ob;
+	outbuf_init(&ob, head, sizeof head - 1, -1);
+	outbuf_puts(&ob, "push: ");
+	outbuf_u64(&ob, n);
+	outbuf_puts(&ob, n == 1 ? " profile not sent at exit (" : " profiles not sent at exit (");
+	head[ob.len] = 0;
+	sys_log(head, why, "): dropped, counted in heaptap_push_dropped_total");
+}
+
+void push_at_exit(void)
+{
+	if (!__atomic_load_n(&configured, __ATOMIC_ACQUIRE))
+		return;
+	const struct options *o = options_get();
+	int64_t budget_ms = o->push_timeout_ms < EXIT_BUDGET_MS ? (int64_t)o->push_timeout_ms : EXIT_BUDGET_MS;
+	int64_t deadline = sys_mono_ns() + budget_ms * 1000000;
+	/* the background thread may be sending: the queue is ours once it is done */
+	for (;;) {
+		int idle = 0;
+		if (__atomic_compare_exchange_n(&run_state, &idle, 2, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			break;
+		if (idle == 2)
+			return; /* already done (exit called twice) */
+		if (sys_mono_ns() >= deadline) {
+			/* its queue dies with the process */
+			uint64_t n = __atomic_load_n(&counts.queued, __ATOMIC_RELAXED);
+			__atomic_fetch_add(&counts.dropped, n, __ATOMIC_RELAXED);
+			if (n)
+				log_exit_loss(n, "the background thread was still sending");
+			return;
+		}
+		struct timespec ts = {0, 1000000};
+		nanosleep(&ts, NULL);
+	}
+	if (!nlabels)
+		build_labels(o);
+	make_profile(o); /* the interval so far: a short-lived program's only profile */
+	unsigned total = qlen;
+	uint64_t pushed_before = __atomic_load_n(&counts.pushed, __ATOMIC_RELAXED);
+	while (qlen) {
+		int64_t left_ms = (deadline - sys_mono_ns()) / 1000000;
+		if (left_ms <= 0)
+			break;
+		send_head(o, sys_mono_ns(), (int)left_ms, 1); /* sent, or dropped and counted */
+	}
+	while (qlen) {
+		bump(&counts.dropped);
+		drop_head();
+	}
+	uint64_t sent = __atomic_load_n(&counts.pushed, __ATOMIC_RELAXED) - pushed_before;
+	if (total > sent)
+		log_exit_loss(total - sent, "refused, failed, or out of the exit's time");
 }
 
 void push_fork_child(void)
 {
+	__atomic_store_n(&run_state, 0, __ATOMIC_RELEASE); /* the parent's thread is not here */
 	/* the child's queue starts empty (its buffers are the parent's copies: unmapped) */
 	while (qlen)
 		drop_head();

@@ -40,6 +40,12 @@ int64_t push_due_ns(void);
    and may be tried now (each attempt bounded by push_timeout_ms). */
 void push_run(int64_t now_mono_ns);
 
+/* At exit, on the exiting thread: takes the profile of the interval so far and sends it with
+   what the queue holds, one attempt each, within min(push_timeout, 5 s) in all (waiting first
+   for a push the background thread has under way); what is not sent is dropped, counted and
+   said in one stderr line. Pushing stops for good. */
+void push_at_exit(void);
+
 /* In a fork child: the parent's thread is gone; the child starts its own on next start. */
 void push_fork_child(void);
 

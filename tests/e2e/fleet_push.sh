@@ -145,6 +145,30 @@ fleet_stop
 grep -q 'push: the backend refused a profile (HTTP status 401' "$tmp/err" && ok "the refusal logged with its status" || fail "refusal log: $(cat "$tmp/err")"
 stop_standin
 
+# a short-lived host (push_interval:1h: no push while it runs) is not lost: its interval is
+# pushed at exit, every allocation in it
+standin ingest "$tmp/exit"
+fleet_start "lg_prof_sample:0,push_url:http://127.0.0.1:$sport/ingest,push_interval:1h"
+cmd churn 100 1000
+fleet_stop || fail "exit push: host exit status"
+stop_standin
+n=$(ls "$tmp/exit"/req-*.json 2>/dev/null | wc -l)
+if [ "$n" = 1 ]; then
+	p=$(python3 -c "import json,glob; print(json.load(open(glob.glob('$tmp/exit/req-*.json')[0]))['profiles'][0]['file'])")
+	v=$(site_value "$p" alloc_space churn_site)
+	[ "$v" = 100000 ] && ok "a host that exits before its first interval pushes at exit (churn_site 100000)" ||
+		fail "exit push: churn_site alloc_space $v, want 100000"
+else
+	fail "exit push: $n profiles received, want 1: $(cat "$tmp/err")"
+fi
+# the backend failing at exit: one attempt, then one line saying what was lost
+standin connect "$tmp/exitdown" --fail 1000000
+fleet_start "push_url:http://127.0.0.1:$sport/push.v1.PusherService/Push,push_interval:1h"
+fleet_stop || fail "exit push, backend down: host exit status"
+stop_standin
+grep -q '^heaptap: push: 1 profile not sent at exit (refused, failed, or out of the exit' "$tmp/err" &&
+	ok "a profile the backend did not take at exit is said and counted" || fail "exit loss log: $(cat "$tmp/err")"
+
 # a URL heaptap cannot use is refused once, and the host runs on
 fleet_start "push_url:https://example.com/ingest"
 cmd keep 1 16
