@@ -11,21 +11,13 @@
 . "$(dirname "$0")/lib/test.sh"
 . "$(dirname "$0")/lib/bigdump.sh"
 bigdump_prog
-python3 - "$ROOT/bench" "$TMP/prog" "$TMP/big.heap" "$TMP/want.txt" <<'PY'
-import random, sys
-sys.path.insert(0, sys.argv[1])
-import gen_bigdump as g
-prog, out, want = sys.argv[2:5]
-rnd = random.Random(5)
-# 40 paths of functions, leaf first; every stack draws fresh addresses inside its path's functions
-paths = g.random_paths(rnd, sorted(g.generated_functions(prog)))
-total = sum(g.write_paths_dump(prog, out, paths, 250000, rnd))
+bigdump_gen <<'PY'
+total = sum(g.write_paths_dump(prog, os.path.join(tmp, "big.heap"), paths, 250000, rnd))
 # the merged frames: every distinct prefix of the paths, root first
 prefixes = {tuple(reversed(p))[:d] for p in paths for d in range(1, len(p) + 1)}
 with open(want, "w") as f:
     f.write("%d %d\n" % (total, len(prefixes) + 1))
 PY
-[ -s "$TMP/want.txt" ] || { echo "FAIL: the generator wrote nothing"; exit 1; }
 read -r want_total want_frames <"$TMP/want.txt"
 bigdump_size "$TMP/big.heap"
 bigdump_run top top "$TMP/prog" "$TMP/big.heap"

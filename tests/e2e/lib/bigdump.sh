@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # tests/e2e/lib/bigdump.sh (sourced after test.sh) - the common part of the tests on big dumps
 # (cli_bigdump_*.sh): the generated program their dumps symbolize against, and peak-RSS runs
-# of the plain CLI (ASan's shadow memory would swamp the numbers). The dumps themselves come
-# from bench/gen_bigdump.py's write_paths_dump, whose sums the tests check.
+# of the plain CLI (ASan's shadow memory would swamp the numbers), and the generator's common
+# start. The dumps themselves come from bench/gen_bigdump.py's write_paths_dump, whose sums the
+# tests check.
 
 PLAIN=${HEAPTAP_PLAIN:-$ROOT/build/heaptap}
 
@@ -14,6 +15,27 @@ bigdump_prog() {
 	[ -x "$PLAIN" ] || { echo "FAIL: $PLAIN is not built"; exit 1; }
 	python3 "$ROOT/bench/gen_bigdump.py" prog "$TMP/src" --funcs 60 || { echo "FAIL: generator"; exit 1; }
 	cc -O1 -g -o "$TMP/prog" "$TMP/src/bigprog.c" || { echo "FAIL: compiling the program"; exit 1; }
+}
+
+# bigdump_gen: runs the Python on stdin after the generator's common start, which defines g
+# (bench/gen_bigdump.py), prog ($TMP/prog), tmp ($TMP), want ($TMP/want.txt, for the sums the
+# test expects), rnd (random.Random(5)) and paths (40 call paths of prog's functions, leaf
+# first; every stack of a dump draws fresh addresses inside them). Fails the test when the
+# Python wrote no want.txt.
+bigdump_gen() {
+	{
+		cat <<'PY'
+import os, random, sys
+sys.path.insert(0, sys.argv[1])
+import gen_bigdump as g
+prog, tmp = sys.argv[2:4]
+want = os.path.join(tmp, "want.txt")
+rnd = random.Random(5)
+paths = g.random_paths(rnd, sorted(g.generated_functions(prog)))
+PY
+		cat
+	} | python3 - "$ROOT/bench" "$TMP/prog" "$TMP"
+	[ -s "$TMP/want.txt" ] || { echo "FAIL: the generator wrote nothing"; exit 1; }
 }
 
 # bigdump_run NAME ARGS...: runs "$PLAIN" ARGS under /usr/bin/time; its output goes to
