@@ -26,10 +26,5 @@ bigdump_run col collapsed "$TMP/prog" "$TMP/big.heap"
 check "40 folded lines, summed" "$(cat "$TMP/want.txt")" "$(cat "$TMP/out.col")"
 top=$(bigdump_rss top)
 col=$(bigdump_rss col)
-if [ "$col" -le $((top + 16384)) ]; then
-	echo "ok[collapsed peak RSS $col KiB, top's $top KiB, for a $size_kb KiB dump]"
-else
-	echo "FAIL[collapsed peak RSS $col KiB vs top's $top KiB for a $size_kb KiB dump: it holds every stack's frames]"
-	fail=1
-fi
+bigdump_rss_within collapsed "$col" top "$top" 16384 "it holds every stack's frames"
 exit $fail

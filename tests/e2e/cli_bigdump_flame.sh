@@ -26,10 +26,5 @@ check "the SVG's total is the dump's sum" "data-total=\"$want_total\"" "$(grep -
 check "one frame per distinct call-path prefix, and the root" "$want_frames" "$(grep -o '<title>' "$TMP/out.flame" | wc -l)"
 top=$(bigdump_rss top)
 fl=$(bigdump_rss flame)
-if [ "$fl" -le $((top + 16384)) ]; then
-	echo "ok[flame peak RSS $fl KiB, top's $top KiB, for a $size_kb KiB dump]"
-else
-	echo "FAIL[flame peak RSS $fl KiB vs top's $top KiB for a $size_kb KiB dump: it holds every stack's frames]"
-	fail=1
-fi
+bigdump_rss_within flame "$fl" top "$top" 16384 "it holds every stack's frames"
 exit $fail

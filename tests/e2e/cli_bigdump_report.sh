@@ -45,13 +45,7 @@ check "two dumps: the differential graph's total is the last dump's sum" "data-t
 # min(40, its 15 rows)
 check "two dumps: the growers table is full" "15" \
 	"$(sed -n '/id="growers"/,/<\/table>/p' "$TMP/out.report2" | grep -c '<tr data-site=\|<tr class="suspect" data-site=')"
-for case in "one dump:$rep:$top:top:16384" "two dumps:$rep2:$topb:top --base:32768"; do
-	IFS=: read -r what r t against margin <<<"$case"
-	if [ "$r" -le $((t + margin)) ]; then
-		echo "ok[$what: report peak RSS $r KiB, $against's $t KiB, for $size_kb KiB dumps]"
-	else
-		echo "FAIL[$what: report peak RSS $r KiB vs $against's $t KiB for $size_kb KiB dumps: it keeps a copy of the stacks or their frames]"
-		fail=1
-	fi
-done
+why="it keeps a copy of the stacks or their frames"
+bigdump_rss_within "one dump: report" "$rep" top "$top" 16384 "$why"
+bigdump_rss_within "two dumps: report" "$rep2" "top --base" "$topb" 32768 "$why"
 exit $fail

@@ -59,3 +59,15 @@ bigdump_size() {
 	size_kb=$(($(stat -c %s "$1") / 1024))
 	[ "$size_kb" -gt 80000 ] || { echo "FAIL: the generated dump has only $size_kb KiB"; exit 1; }
 }
+
+# bigdump_rss_within WHAT RSS AGAINST AGAINST_RSS MARGIN WHY: ok when the peak RSS RSS (KiB)
+# of WHAT is at most MARGIN KiB above AGAINST's AGAINST_RSS; else FAIL naming WHY (what the
+# old code kept) and sets fail=1.
+bigdump_rss_within() {
+	if [ "$2" -le $(($4 + $5)) ]; then
+		echo "ok[$1 peak RSS $2 KiB, $3's $4 KiB, for $size_kb KiB dumps]"
+	else
+		echo "FAIL[$1 peak RSS $2 KiB vs $3's $4 KiB for $size_kb KiB dumps: $6]"
+		fail=1
+	fi
+}
