@@ -108,6 +108,15 @@ static uint32_t *meta_word(const struct sampzone *z, uint32_t pg)
 	return &z->slab_meta[pg / SAMPZONE_SLAB_PAGES][pg % SAMPZONE_SLAB_PAGES];
 }
 
+/* The index word of slab-region page pg, or NULL when its slab is not mapped (yet): for any
+   page, without the lock (a caller's own block's word does not change under it). */
+static const uint32_t *word_if_mapped(const struct sampzone *z, uint32_t pg)
+{
+	uint32_t **dir = __atomic_load_n(&z->slab_meta, __ATOMIC_ACQUIRE);
+	const uint32_t *m = dir ? __atomic_load_n(&dir[pg / SAMPZONE_SLAB_PAGES], __ATOMIC_ACQUIRE) : NULL;
+	return m ? &m[pg % SAMPZONE_SLAB_PAGES] : NULL;
+}
+
 static void push_free(struct sampzone *z, uint32_t pg, uint32_t len)
 {
 	*meta_word(z, pg) = (len << META_LEN_SHIFT) | z->free_head[len];
@@ -370,15 +379,10 @@ size_t sampzone_size(struct sampzone *z, const void *p, int nested)
 		return 0;
 	uintptr_t off = (uintptr_t)p - z->base;
 	if (off < z->small_bytes) {
-		/* p is the caller's: its word does not change under it */
-		uint32_t pg = (uint32_t)(off / SAMPZONE_PAGE);
-		uint32_t **dir = __atomic_load_n(&z->slab_meta, __ATOMIC_ACQUIRE);
-		const uint32_t *m = NULL;
-		if (dir)
-			m = __atomic_load_n(&dir[pg / SAMPZONE_SLAB_PAGES], __ATOMIC_ACQUIRE);
+		const uint32_t *m = word_if_mapped(z, (uint32_t)(off / SAMPZONE_PAGE));
 		if (!m)
 			return 0;
-		uint32_t w = __atomic_load_n(&m[pg % SAMPZONE_SLAB_PAGES], __ATOMIC_RELAXED);
+		uint32_t w = __atomic_load_n(m, __ATOMIC_RELAXED);
 		if (!(w & META_LIVE))
 			return 0;
 		return (size_t)((w >> META_LEN_SHIFT) & META_LEN_MASK) * SAMPZONE_PAGE;
@@ -402,7 +406,8 @@ int sampzone_release(struct sampzone *z, void *p, int nested)
 	}
 	if (off < z->small_bytes) {
 		uint32_t pg = (uint32_t)(off / SAMPZONE_PAGE);
-		uint32_t w = z->slab_meta && z->slab_meta[pg / SAMPZONE_SLAB_PAGES] ? *meta_word(z, pg) : 0;
+		const uint32_t *m = word_if_mapped(z, pg);
+		uint32_t w = m ? *m : 0;
 		if (!(w & META_LIVE)) {
 			lockrank_unlock(&z->lock);
 			return 0;
