@@ -8,7 +8,6 @@
 #include "bgthread.h"
 
 #include <stdint.h>
-#include <time.h>
 
 #include "doorbell.h"
 #include "dump.h"
@@ -44,10 +43,8 @@ void bgthread_drain(void)
 	serve(want);
 	/* what the thread took before us is its to write: wait for it, or exit's dump_set_exiting
 	   would cancel those dumps (a short program lost its interval dumps this way) */
-	for (int ms = 0; ms < DRAIN_WAIT_MS && __atomic_load_n(&bg_serving, __ATOMIC_SEQ_CST); ms++) {
-		struct timespec ts = {0, 1000000};
-		nanosleep(&ts, NULL);
-	}
+	for (int ms = 0; ms < DRAIN_WAIT_MS && __atomic_load_n(&bg_serving, __ATOMIC_SEQ_CST); ms++)
+		sys_sleep_ms(1);
 }
 
 static void *bg_main(void *arg)

@@ -18,7 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "../base/outbuf.h"
@@ -118,8 +117,7 @@ static void *drain_main(void *arg)
 		unsigned hz = run_s.on ? run_s.hz : win_s.hz;
 		lockrank_unlock(&lock);
 		/* a shard holds 64 samples: drain well before a few busy threads fill one */
-		struct timespec ts = {0, hz >= 500 ? 10 * 1000000l : 50 * 1000000l};
-		nanosleep(&ts, NULL);
+		sys_sleep_ms(hz >= 500 ? 10 : 50);
 		lockrank_lock(&lock);
 	}
 	return NULL;

@@ -35,7 +35,6 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
-#include <time.h>
 #include <unistd.h>
 
 #define HTTP_SLOTS 16
@@ -121,9 +120,7 @@ void http_server_get_counts(struct http_server_counts *out)
 
 int64_t http_server_now_ms(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return sys_mono_ns() / 1000000;
 }
 
 /* The inode behind fd, 0 when fd is not open. */
@@ -915,8 +912,7 @@ static void *server_main(void *arg)
 		if (rc < 0) {
 			if (errno == EINTR)
 				continue;
-			struct timespec ts = {0, 100 * 1000 * 1000};
-			nanosleep(&ts, NULL);
+			sys_sleep_ms(100);
 			continue;
 		}
 		/* connections first: a slot freed or evicted by an accept must not be read as its

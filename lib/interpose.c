@@ -44,9 +44,10 @@ static inline int in_zone(const void *p)
  * that increment was most of what free cost beyond its comparisons); the call is counted on
  * the two slow branches, and with stats_exact every free takes one of them (the filter is all
  * pinned; the zone's range then holds the bootstrap pool only). While every sampled block
- * lives in the zone (real.filter_needed 0, the usual case at the default rate) nothing else can be sampled, and
- * the pointer goes to the real free without a load of the filter; free(NULL) too (the real
- * free takes NULL; before real_resolve, real.free is real.c's early_free, which also does).
+ * lives in the zone (real.filter_needed 0, the usual case at the default rate) nothing else
+ * can be sampled, and the pointer goes to the real free without a load of the filter;
+ * free(NULL) too (the real free takes NULL; before real_resolve, real.free is real.c's
+ * early_free, which also does).
  * Once a sampled block may live outside the zone (a period below SAMPZONE_MIN_PERIOD,
  * prof_zone:false, a zone that refused, bootstrap pool blocks, stats_exact), the filter is
  * asked as before: NULL, the pool and every granule holding a sampled block have their bit

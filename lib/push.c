@@ -20,7 +20,6 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "../base/outbuf.h"
@@ -324,7 +323,8 @@ static int send_head(const struct options *o, int64_t now, int timeout_ms, int f
 		drop_head();
 		return 1;
 	}
-	log_status(&log_once_fail, "push: a push failed, retrying with backoff", st);
+	log_status(&log_once_fail,
+	           final ? "push: a push failed at exit" : "push: a push failed, retrying with backoff", st);
 	if (++e->attempts > o->push_retries || final) {
 		bump(&counts.dropped);
 		drop_head();
@@ -386,7 +386,8 @@ void push_at_exit(void)
 	if (!__atomic_load_n(&configured, __ATOMIC_ACQUIRE))
 		return;
 	const struct options *o = options_get();
-	int64_t budget_ms = o->push_timeout_ms < EXIT_BUDGET_MS ? (int64_t)o->push_timeout_ms : EXIT_BUDGET_MS;
+	int64_t budget_ms = o->push_timeout_ms < EXIT_BUDGET_MS ? (int64_t)o->push_timeout_ms
+	                                                       : EXIT_BUDGET_MS;
 	int64_t deadline = sys_mono_ns() + budget_ms * 1000000;
 	/* the background thread may be sending: the queue is ours once it is done */
 	for (;;) {
@@ -403,8 +404,7 @@ void push_at_exit(void)
 				log_exit_loss(n, "the background thread was still sending");
 			return;
 		}
-		struct timespec ts = {0, 1000000};
-		nanosleep(&ts, NULL);
+		sys_sleep_ms(1);
 	}
 	if (!nlabels)
 		build_labels(o);

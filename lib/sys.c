@@ -29,6 +29,12 @@ int64_t sys_now_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+void sys_sleep_ms(unsigned ms)
+{
+	struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000};
+	nanosleep(&ts, NULL);
+}
+
 int64_t sys_mono_ns(void)
 {
 	struct timespec ts;

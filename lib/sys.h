@@ -16,6 +16,8 @@
 /* Wall-clock and monotonic time in nanoseconds. */
 int64_t sys_now_ns(void);
 int64_t sys_mono_ns(void);
+/* Sleeps ms milliseconds (less when a signal interrupts it). Async-signal-safe. */
+void sys_sleep_ms(unsigned ms);
 
 /* Zeroed anonymous private mapping of n bytes (MAP_NORESERVE), or NULL. */
 void *sys_map(size_t n);
