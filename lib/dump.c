@@ -75,6 +75,7 @@ static int from_jemalloc; /* atomic: the stacks come from the program's jemalloc
 static int cleaned_stale; /* stale temporaries looked for (once per process) */
 static int log_once_write;
 static int log_once_snapshot;
+static int log_once_cancel;
 
 void dump_use_jemalloc(void)
 {
@@ -566,8 +567,10 @@ int dump_named_why(enum dump_trigger trig, const char *reason, char *name, size_
 	dump_lock();
 	if (exiting && trig != TRIG_FINAL && trig != TRIG_PEAK) {
 		/* a background dump racing with exit would be cut off by _exit: skip it, counted as
-		   failed (ECANCELED) */
+		   failed (ECANCELED) and said (nothing reads the statistics after exit) */
 		note_outcome(trig, -ECANCELED);
+		sys_log_once(&log_once_cancel, "the ", trigger_table[trig].name,
+		             " dump asked for during exit was not written (the process was exiting)");
 		dump_unlock();
 		tstate_leave();
 		return -ECANCELED;

@@ -3,7 +3,7 @@
  * lib_bgthread_exit.c - unit test of exit against the background thread's dumps: requests the
  * thread has already taken from the doorbell are written before exit's "final dump only"
  * (bgthread_drain waits for them), and a dump refused because the process is exiting is
- * counted as failed (ECANCELED), not dropped without a trace.
+ * counted as failed (ECANCELED) and said on stderr, not dropped without a trace.
  *
  * The thread is made to hold requests when exit comes: the test holds the dump lock while it
  * rings eight interval requests (the thread wakes, takes what is there and blocks on the
@@ -13,9 +13,12 @@
  * Not a test of the dump files' content (tests/preload/collector_triggers.sh).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "../../lib/bgthread.h"
 #include "../../lib/doorbell.h"
@@ -51,8 +54,22 @@ int main(void)
 	      "interval dumps written %llu, failed %llu (of 8 requested before exit)",
 	      (unsigned long long)c.ok[TRIG_INTERVAL], (unsigned long long)c.failed[TRIG_INTERVAL]);
 
-	/* from now on a background dump is refused, and counted */
+	/* from now on a background dump is refused, counted, and said on stderr (once) */
+	char errpath[600];
+	snprintf(errpath, sizeof errpath, "%s/stderr", dir);
+	int saved = dup(2), efd = open(errpath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	CHECK(saved >= 0 && efd >= 0 && dup2(efd, 2) == 2);
 	CHECK(dump_named(TRIG_INTERVAL, NULL, 0) == -ECANCELED);
+	dup2(saved, 2);
+	close(efd);
+	close(saved);
+	char line[256] = "";
+	FILE *ef = fopen(errpath, "r");
+	CHECK(ef && fgets(line, sizeof line, ef), "nothing said about the cancelled dump");
+	if (ef)
+		fclose(ef);
+	CHECK(strstr(line, "heaptap: the interval dump asked for during exit was not written") == line,
+	      "said: %s", line);
 	dump_get_counts(&c);
 	CHECK(c.failed[TRIG_INTERVAL] == 1 && c.last_errno == ECANCELED,
 	      "a cancelled dump counts as failed (%llu, errno %d)",
